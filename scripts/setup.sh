@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what building and testing the plugin needs on Debian, only what is missing.
+# Safe to run again; called by scripts/run.sh and scripts/test.sh.
+set -euo pipefail
+
+packages=(
+  build-essential pkg-config libssl-dev libxdo-dev
+  libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev
+  librsvg2-dev libayatana-appindicator3-dev xvfb xauth webkit2gtk-driver
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$package")
+done
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "setup: cargo not found; install Rust from your distribution or rustup first" >&2
+  exit 1
+fi

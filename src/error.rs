@@ -1,0 +1,165 @@
+//! The crate's error type.
+//!
+//! Every error names what was wrong: the file, the kind, the job, the argument. Errors
+//! from SQLite are sorted into the cases a caller can act on (full, read-only, busy,
+//! corrupt) instead of being passed through as codes.
+
+use std::path::PathBuf;
+
+use rusqlite::ErrorCode;
+
+use crate::queue::JobId;
+
+/// A specialised `Result` for this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in this crate.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The file exists but is not a SQLite database. It was left untouched.
+    #[error("{path}: not a SQLite database (the file was left untouched)")]
+    NotADatabase {
+        /// The file.
+        path: PathBuf,
+    },
+    /// SQLite reports the database as corrupt. The file was left untouched.
+    #[error("the database is corrupt ({detail}); the file was left untouched")]
+    Corrupt {
+        /// SQLite's description.
+        detail: String,
+    },
+    /// The file was written by a newer version of this plugin.
+    #[error(
+        "{path}: schema version {found} is newer than this build supports ({supported}); \
+         update the app (the file was left untouched)"
+    )]
+    NewerSchema {
+        /// The file.
+        path: PathBuf,
+        /// The version stored in the file.
+        found: i64,
+        /// The newest version this build knows.
+        supported: i64,
+    },
+    /// A setting did not take effect, such as WAL mode on a file system that refuses it.
+    #[error("{path}: PRAGMA {pragma} reads back {actual:?}, expected {expected:?}")]
+    PragmaNotApplied {
+        /// The file.
+        path: PathBuf,
+        /// The pragma.
+        pragma: &'static str,
+        /// What was asked for.
+        expected: String,
+        /// What SQLite reports.
+        actual: String,
+    },
+    /// The disk, or the database's size limit, is full. Nothing stored was lost.
+    #[error("the database is full ({detail}); nothing stored was lost, free some space and retry")]
+    Full {
+        /// SQLite's description.
+        detail: String,
+    },
+    /// The database, its directory or its journal cannot be written.
+    #[error("the database is read-only ({detail})")]
+    ReadOnly {
+        /// SQLite's description.
+        detail: String,
+    },
+    /// Another connection held the write lock for longer than the busy timeout allows.
+    #[error("the database stayed locked by another connection for {waited_ms} ms")]
+    Busy {
+        /// How long this call waited.
+        waited_ms: u64,
+    },
+    /// Any other SQLite error.
+    #[error("database error: {0}")]
+    Sqlite(rusqlite::Error),
+    /// A payload does not fit the kind's schema or limits. Nothing was stored.
+    #[error("invalid payload for kind {kind:?}: {reason}")]
+    InvalidPayload {
+        /// The job kind.
+        kind: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A result does not fit the kind's schema. The attempt was counted as failed.
+    #[error("invalid result for job {id} of kind {kind:?}: {reason}")]
+    InvalidResult {
+        /// The job.
+        id: JobId,
+        /// Its kind.
+        kind: String,
+        /// What is wrong with the result.
+        reason: String,
+    },
+    /// A worker tried to act on a job whose lease it no longer holds.
+    #[error("worker {worker:?} no longer holds the lease on job {id} (attempt {attempt})")]
+    LostLease {
+        /// The job.
+        id: JobId,
+        /// The worker that lost it.
+        worker: String,
+        /// The attempt it was working on.
+        attempt: u32,
+    },
+    /// No job has this id.
+    #[error("no job with id {0}")]
+    JobNotFound(JobId),
+    /// An argument is out of range or malformed.
+    #[error("invalid argument `{name}`: {reason}")]
+    InvalidArgument {
+        /// The argument.
+        name: &'static str,
+        /// Why it was refused.
+        reason: String,
+    },
+    /// Stored JSON could not be read back (written by something else than this crate).
+    #[error("job {id}: stored {column} is not valid JSON: {reason}")]
+    StoredJson {
+        /// The job.
+        id: JobId,
+        /// The column.
+        column: &'static str,
+        /// The parser's message.
+        reason: String,
+    },
+    /// A file could not be created or read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    pub(crate) fn invalid_argument(name: &'static str, reason: impl Into<String>) -> Self {
+        Error::InvalidArgument {
+            name,
+            reason: reason.into(),
+        }
+    }
+
+    /// Whether retrying the same call later may succeed (busy, full).
+    #[must_use]
+    pub fn is_transient(&self) -> bool {
+        matches!(self, Error::Busy { .. } | Error::Full { .. })
+    }
+}
+
+impl From<rusqlite::Error> for Error {
+    fn from(error: rusqlite::Error) -> Self {
+        let detail = error.to_string();
+        match error.sqlite_error_code() {
+            Some(ErrorCode::DiskFull) => Error::Full { detail },
+            Some(ErrorCode::ReadOnly) => Error::ReadOnly { detail },
+            Some(ErrorCode::DatabaseCorrupt) => Error::Corrupt { detail },
+            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+                Error::Busy { waited_ms: 0 }
+            }
+            _ => Error::Sqlite(error),
+        }
+    }
+}

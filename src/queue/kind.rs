@@ -1,0 +1,138 @@
+//! What the queue knows about a kind of job: the schemas of its payload and result,
+//! its retry policy and its default number of attempts.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::RetryPolicy;
+
+type Check = dyn Fn(&Value) -> Result<(), String> + Send + Sync;
+
+/// A check that a JSON value has the expected shape.
+///
+/// Most schemas are a Rust type: [`Schema::of`] accepts exactly the values that
+/// deserialize into it, so the type the handler uses is the schema, and the two can
+/// never drift apart. [`Schema::custom`] takes any check.
+///
+/// ```
+/// use serde::Deserialize;
+/// use tauri_plugin_jobs::queue::Schema;
+///
+/// #[derive(Deserialize)]
+/// struct Thumbnail { width: u32, height: u32 }
+///
+/// let schema = Schema::of::<Thumbnail>();
+/// assert!(schema.check(&serde_json::json!({"width": 4, "height": 3})).is_ok());
+/// assert!(schema.check(&serde_json::json!({"width": "wide"})).is_err());
+/// ```
+#[derive(Clone)]
+pub struct Schema {
+    name: String,
+    check: Arc<Check>,
+}
+
+impl Schema {
+    /// Values that deserialize into `T`.
+    #[must_use]
+    pub fn of<T: DeserializeOwned + 'static>() -> Self {
+        Schema {
+            name: std::any::type_name::<T>().to_owned(),
+            check: Arc::new(|value| {
+                T::deserialize(value)
+                    .map(drop)
+                    .map_err(|error| error.to_string())
+            }),
+        }
+    }
+
+    /// Values that pass `check`, which explains a refusal in its error.
+    #[must_use]
+    pub fn custom<F>(name: impl Into<String>, check: F) -> Self
+    where
+        F: Fn(&Value) -> Result<(), String> + Send + Sync + 'static,
+    {
+        Schema {
+            name: name.into(),
+            check: Arc::new(check),
+        }
+    }
+
+    /// The schema's name, for messages.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Checks `value`; the error says what does not fit.
+    pub fn check(&self, value: &Value) -> Result<(), String> {
+        (self.check)(value).map_err(|reason| format!("does not match {}: {reason}", self.name))
+    }
+}
+
+impl fmt::Debug for Schema {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Schema").field(&self.name).finish()
+    }
+}
+
+/// What the queue knows about one kind of job. Everything is optional.
+///
+/// ```
+/// use tauri_plugin_jobs::queue::{KindSpec, Schema};
+///
+/// let spec = KindSpec::new()
+///     .payload(Schema::of::<String>())
+///     .result(Schema::of::<u64>())
+///     .max_attempts(3);
+/// ```
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct KindSpec {
+    /// Checked when a job is enqueued in this process and again when it is claimed.
+    pub payload: Option<Schema>,
+    /// Checked before a result is saved.
+    pub result: Option<Schema>,
+    /// Backoff between attempts; the queue's default when `None`.
+    pub retry: Option<RetryPolicy>,
+    /// Attempts for jobs enqueued without their own number.
+    pub max_attempts: Option<u32>,
+}
+
+impl KindSpec {
+    /// Nothing known yet.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the payload schema.
+    #[must_use]
+    pub fn payload(mut self, schema: Schema) -> Self {
+        self.payload = Some(schema);
+        self
+    }
+
+    /// Sets the result schema.
+    #[must_use]
+    pub fn result(mut self, schema: Schema) -> Self {
+        self.result = Some(schema);
+        self
+    }
+
+    /// Sets the retry policy.
+    #[must_use]
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = Some(policy);
+        self
+    }
+
+    /// Sets the default number of attempts.
+    #[must_use]
+    pub fn max_attempts(mut self, attempts: u32) -> Self {
+        self.max_attempts = Some(attempts);
+        self
+    }
+}

@@ -1,0 +1,798 @@
+//! The durable job queue in `raw.db`.
+//!
+//! Producers [`enqueue`](Queue::enqueue); workers [`claim`](Queue::claim) jobs, keep
+//! their leases alive with [`heartbeat`](Queue::heartbeat) and end each attempt with
+//! [`finish`](Queue::finish). Every write after the claim is fenced by the worker's id
+//! and the attempt number, so a worker that lost its lease can never record an outcome.
+//! Delivery is at least once: a job whose worker died runs again once its lease
+//! expires, so handlers must be idempotent.
+//!
+//! Per-kind caps are enforced inside the claim transaction, against the running rows
+//! in the file, so they hold across every worker and every process on the same file.
+//! Batches ([`enqueue_batch`](Queue::enqueue_batch), a claim of several jobs,
+//! [`finish_batch`](Queue::finish_batch)) share one commit; commits are what a queue
+//! on SQLite pays for.
+//!
+//! Every state change is published on the [`EventBus`] as a
+//! [`JobStateChanged`](crate::bus::JobStateChanged) after it is committed.
+//!
+//! The queue is synchronous (SQLite is): from async code, call it from
+//! `spawn_blocking` or a dedicated thread, as the runner does.
+
+mod kind;
+mod model;
+mod redact;
+mod retry;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::time::Duration;
+
+use rusqlite::Transaction;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::bus::{EventBus, JobStateChanged};
+use crate::clock::{Clock, SystemClock, Timestamp};
+use crate::error::{Error, Result};
+use crate::locks::{lock, read, write};
+use crate::random::{RandomSource, ThreadRandom};
+use crate::store::jobs::{self, Change, Exit, Fence, NewRow};
+use crate::store::{Store, StoreOptions, Synchronous};
+
+pub use kind::{KindSpec, Schema};
+pub use model::{
+    Actor, CancelOutcome, ClaimRequest, ClaimedJob, EnqueueOptions, Enqueued, Finished, Heartbeat,
+    Job, JobFailure, JobFilter, JobId, JobStatus, KindCount, Lease, NewJob, Outcome, Priority,
+};
+pub use redact::{redact, sanitize_error, MAX_ERROR_CHARS};
+pub use retry::{RetryPolicy, RetryPolicyError};
+
+/// The longest kind name, in bytes.
+pub const MAX_KIND_BYTES: usize = 128;
+/// The longest dedupe key or worker id, in bytes.
+pub const MAX_KEY_BYTES: usize = 512;
+/// The default cap on a payload's or result's JSON size: 1 MiB.
+pub const DEFAULT_MAX_PAYLOAD_BYTES: usize = 1 << 20;
+
+/// How many finished jobs [`Queue::prune`] deletes per transaction.
+const PRUNE_BATCH: u32 = 2_000;
+
+// ===== QueueOptions =====
+
+/// How a [`Queue`] is opened.
+///
+/// ```
+/// use tauri_plugin_jobs::clock::{FakeClock, Timestamp};
+/// use tauri_plugin_jobs::queue::{Queue, QueueOptions};
+/// use tauri_plugin_jobs::random::FixedRandom;
+///
+/// let dir = tempfile::tempdir()?;
+/// let clock = FakeClock::new(Timestamp::from_millis(0));
+/// let queue = Queue::open(
+///     dir.path().join("raw.db"),
+///     QueueOptions::new().clock(clock.clone()).random(FixedRandom(0.5)),
+/// )?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct QueueOptions {
+    store: StoreOptions,
+    clock: Arc<dyn Clock>,
+    random: Arc<dyn RandomSource>,
+    bus: EventBus,
+    max_attempts: u32,
+    retry: RetryPolicy,
+    max_payload_bytes: usize,
+}
+
+impl Default for QueueOptions {
+    fn default() -> Self {
+        QueueOptions {
+            store: StoreOptions::default(),
+            clock: Arc::new(SystemClock),
+            random: Arc::new(ThreadRandom),
+            bus: EventBus::new(),
+            max_attempts: 5,
+            retry: RetryPolicy::default(),
+            max_payload_bytes: DEFAULT_MAX_PAYLOAD_BYTES,
+        }
+    }
+}
+
+impl QueueOptions {
+    /// System clock, thread randomness, a new bus, `synchronous = NORMAL`, 5 attempts,
+    /// [`RetryPolicy::default`], payloads up to 1 MiB.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The clock every time decision reads.
+    pub fn clock(mut self, clock: impl Clock) -> Self {
+        self.clock = Arc::new(clock);
+        self
+    }
+
+    /// Where jitter comes from.
+    pub fn random(mut self, random: impl RandomSource) -> Self {
+        self.random = Arc::new(random);
+        self
+    }
+
+    /// The bus state changes are published on.
+    pub fn bus(mut self, bus: EventBus) -> Self {
+        self.bus = bus;
+        self
+    }
+
+    /// Durability of each commit; see [`Synchronous`].
+    pub fn synchronous(mut self, synchronous: Synchronous) -> Self {
+        self.store.synchronous = synchronous;
+        self
+    }
+
+    /// How long one statement waits for another connection's write lock.
+    pub fn busy_timeout(mut self, timeout: Duration) -> Self {
+        self.store.busy_timeout = timeout;
+        self
+    }
+
+    /// Attempts for jobs whose kind and options name none.
+    pub fn max_attempts(mut self, attempts: u32) -> Self {
+        self.max_attempts = attempts.max(1);
+        self
+    }
+
+    /// Backoff for kinds that name none.
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// The largest payload or result, as JSON bytes.
+    pub fn max_payload_bytes(mut self, bytes: usize) -> Self {
+        self.max_payload_bytes = bytes;
+        self
+    }
+}
+
+// ===== Queue =====
+
+/// A handle on the durable queue in one `raw.db`. Cheap to clone; clones share one
+/// connection. Open the same file again (or from another process) for another
+/// connection: caps and fencing hold across all of them.
+#[derive(Clone, Debug)]
+pub struct Queue {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    // Mutex: one connection, one transaction at a time; SQLite serialises writers anyway.
+    store: Mutex<Store>,
+    // RwLock: kinds are registered at start-up and read on every enqueue and claim.
+    kinds: RwLock<HashMap<String, KindSpec>>,
+    options: QueueOptions,
+}
+
+/// What a transaction changed, to publish once it is committed.
+type Changes = Vec<Change>;
+
+impl Queue {
+    /// Opens the queue in the database at `path`, creating and migrating it as needed.
+    ///
+    /// A file that is not a database, is corrupt or comes from a newer version is
+    /// refused with a typed error and left untouched.
+    pub fn open(path: impl AsRef<Path>, options: QueueOptions) -> Result<Queue> {
+        let store = Store::open(path.as_ref(), &options.store)?;
+        Ok(Queue {
+            inner: Arc::new(Inner {
+                store: Mutex::new(store),
+                kinds: RwLock::new(HashMap::new()),
+                options,
+            }),
+        })
+    }
+
+    /// The bus state changes are published on.
+    #[must_use]
+    pub fn bus(&self) -> &EventBus {
+        &self.inner.options.bus
+    }
+
+    /// The clock the queue reads.
+    #[must_use]
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.inner.options.clock
+    }
+
+    /// The database file.
+    #[must_use]
+    pub fn path(&self) -> std::path::PathBuf {
+        self.store().path().to_owned()
+    }
+
+    /// Declares what the queue should know about `kind`: schemas, retry policy,
+    /// default attempts. Registering again replaces the previous spec.
+    pub fn register_kind(&self, kind: impl Into<String>, spec: KindSpec) {
+        write(&self.inner.kinds).insert(kind.into(), spec);
+    }
+
+    // ----- enqueue -----
+
+    /// Enqueues one job. With a dedupe key that a queued or running job of the same
+    /// kind holds, nothing is added and that job's id comes back with `created: false`.
+    ///
+    /// ```
+    /// # use tauri_plugin_jobs::queue::{EnqueueOptions, Queue, QueueOptions};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let queue = Queue::open(dir.path().join("raw.db"), QueueOptions::new())?;
+    /// let first = queue.enqueue("sync", &"inbox", EnqueueOptions::new().dedupe_key("inbox"))?;
+    /// let again = queue.enqueue("sync", &"inbox", EnqueueOptions::new().dedupe_key("inbox"))?;
+    /// assert_eq!(first.id, again.id);
+    /// assert!(first.created && !again.created);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn enqueue<P: Serialize + ?Sized>(
+        &self,
+        kind: &str,
+        payload: &P,
+        options: EnqueueOptions,
+    ) -> Result<Enqueued> {
+        let payload = serde_json::to_value(payload).map_err(|error| Error::InvalidPayload {
+            kind: kind.to_owned(),
+            reason: error.to_string(),
+        })?;
+        let mut done = self.enqueue_batch([NewJob {
+            kind: kind.to_owned(),
+            payload,
+            options,
+        }])?;
+        Ok(done.remove(0))
+    }
+
+    /// Enqueues several jobs in one transaction: all of them or, on any error, none.
+    /// Results come back in input order.
+    pub fn enqueue_batch(&self, jobs: impl IntoIterator<Item = NewJob>) -> Result<Vec<Enqueued>> {
+        let now = self.now();
+        let prepared = self.prepare_new(jobs, now)?;
+        let (enqueued, changes) = self.store().write(|tx| {
+            let mut changes = Changes::new();
+            let mut enqueued = Vec::with_capacity(prepared.len());
+            for job in &prepared {
+                if let Some(parent) = job.parent {
+                    if jobs::get(tx, parent)?.is_none() {
+                        return Err(Error::JobNotFound(parent));
+                    }
+                }
+                let (id, created) = jobs::insert(
+                    tx,
+                    &NewRow {
+                        kind: &job.kind,
+                        payload: &job.payload,
+                        priority: job.priority,
+                        run_at: job.run_at,
+                        max_attempts: job.max_attempts,
+                        dedupe_key: job.dedupe_key.as_deref(),
+                        parent: job.parent,
+                        actor: job.actor,
+                        now,
+                    },
+                )?;
+                if created {
+                    changes.push(Change {
+                        id,
+                        kind: job.kind.clone(),
+                        from: None,
+                        to: JobStatus::Queued,
+                        attempt: 0,
+                    });
+                }
+                enqueued.push(Enqueued { id, created });
+            }
+            Ok((enqueued, changes))
+        })?;
+        self.publish(changes, now);
+        Ok(enqueued)
+    }
+
+    /// Checks and serialises new jobs before any transaction starts.
+    fn prepare_new(
+        &self,
+        jobs: impl IntoIterator<Item = NewJob>,
+        now: Timestamp,
+    ) -> Result<Vec<PreparedJob>> {
+        let kinds = read(&self.inner.kinds);
+        let options = &self.inner.options;
+        jobs.into_iter()
+            .map(|job| {
+                check_kind(&job.kind)?;
+                let spec = kinds.get(&job.kind);
+                if let Some(schema) = spec.and_then(|spec| spec.payload.as_ref()) {
+                    schema
+                        .check(&job.payload)
+                        .map_err(|reason| Error::InvalidPayload {
+                            kind: job.kind.clone(),
+                            reason,
+                        })?;
+                }
+                let payload = job.payload.to_string();
+                if payload.len() > options.max_payload_bytes {
+                    return Err(Error::InvalidPayload {
+                        kind: job.kind,
+                        reason: format!(
+                            "{} bytes of JSON, more than the limit of {}",
+                            payload.len(),
+                            options.max_payload_bytes
+                        ),
+                    });
+                }
+                if let Some(key) = &job.options.dedupe_key {
+                    check_key("dedupe_key", key)?;
+                }
+                let max_attempts = job
+                    .options
+                    .max_attempts
+                    .or_else(|| spec.and_then(|spec| spec.max_attempts))
+                    .unwrap_or(options.max_attempts);
+                if max_attempts == 0 {
+                    return Err(Error::invalid_argument(
+                        "max_attempts",
+                        "must be at least 1",
+                    ));
+                }
+                let run_at = match (job.options.run_at, job.options.delay) {
+                    (Some(at), _) => at,
+                    (None, Some(delay)) => now.saturating_add(delay),
+                    (None, None) => now,
+                };
+                Ok(PreparedJob {
+                    kind: job.kind,
+                    payload,
+                    priority: job.options.priority,
+                    run_at,
+                    max_attempts,
+                    dedupe_key: job.options.dedupe_key,
+                    parent: job.options.parent,
+                    actor: job.options.actor,
+                })
+            })
+            .collect()
+    }
+
+    // ----- claim -----
+
+    /// Claims up to `request.max_jobs` runnable jobs in one transaction: ends expired
+    /// leases first, skips kinds at their cap, then takes the highest priority and,
+    /// within a priority, the job that became runnable first. Each claimed job is
+    /// running, leased to the worker, with its attempt counted.
+    ///
+    /// A claimed job whose payload does not fit its kind's schema is failed at once
+    /// and not returned.
+    pub fn claim(&self, request: &ClaimRequest) -> Result<Vec<ClaimedJob>> {
+        check_key("worker", &request.worker)?;
+        if request.kinds.is_empty() {
+            return Err(Error::invalid_argument("kinds", "name at least one kind"));
+        }
+        if request.lease.is_zero() {
+            return Err(Error::invalid_argument("lease", "must be longer than zero"));
+        }
+        if request.max_jobs == 0 {
+            return Ok(Vec::new());
+        }
+        let mut kinds: Vec<&str> = request.kinds.iter().map(String::as_str).collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        let now = self.now();
+        let expires_at = now.saturating_add(request.lease);
+        let specs = read(&self.inner.kinds).clone();
+        let (claimed, changes) = self.store().write(|tx| {
+            let mut changes = jobs::reclaim_expired(tx, now)?;
+            let mut candidates = Vec::new();
+            for kind in &kinds {
+                let mut room = request.max_jobs;
+                if let Some(&cap) = request.limits.get(*kind) {
+                    room = room.min(cap.saturating_sub(jobs::running_count(tx, kind)?));
+                }
+                if room > 0 {
+                    candidates.extend(jobs::candidates(tx, kind, now, room)?);
+                }
+            }
+            candidates.sort_unstable();
+            candidates.truncate(request.max_jobs as usize);
+            let mut claimed = Vec::with_capacity(candidates.len());
+            for candidate in candidates {
+                let job = jobs::mark_running(tx, candidate.id, &request.worker, expires_at, now)?;
+                changes.push(Change {
+                    id: job.id,
+                    kind: job.kind.clone(),
+                    from: Some(JobStatus::Queued),
+                    to: JobStatus::Running,
+                    attempt: job.attempts,
+                });
+                let fence = Fence {
+                    id: job.id,
+                    worker: &request.worker,
+                    attempt: job.attempts,
+                };
+                let payload_schema = specs.get(&job.kind).and_then(|spec| spec.payload.as_ref());
+                if let Some(Err(reason)) = payload_schema.map(|schema| schema.check(&job.payload)) {
+                    let error = sanitize_error(&format!("invalid payload: {reason}"));
+                    jobs::exit_running(tx, &fence, &Exit::Failed { error: &error }, now)?;
+                    changes.push(change(
+                        &job.kind,
+                        &fence,
+                        JobStatus::Running,
+                        JobStatus::Failed,
+                    ));
+                    continue;
+                }
+                let lease = Lease {
+                    job_id: job.id,
+                    kind: job.kind.clone(),
+                    worker: request.worker.clone(),
+                    attempt: job.attempts,
+                    expires_at,
+                    length_ms: request.lease.as_millis() as u64,
+                };
+                claimed.push(ClaimedJob { job, lease });
+            }
+            Ok((claimed, changes))
+        })?;
+        self.publish(changes, now);
+        Ok(claimed)
+    }
+
+    /// Ends every expired lease now, as a claim would first. Returns how many.
+    pub fn reclaim_expired(&self) -> Result<usize> {
+        let now = self.now();
+        let changes = self.store().write(|tx| jobs::reclaim_expired(tx, now))?;
+        let count = changes.len();
+        self.publish(changes, now);
+        Ok(count)
+    }
+
+    // ----- while running -----
+
+    /// Renews a lease for another lease length from now. Fails with
+    /// [`Error::LostLease`] when the worker no longer holds it; then the worker must
+    /// stop and write nothing.
+    pub fn heartbeat(&self, lease: &Lease) -> Result<Heartbeat> {
+        let now = self.now();
+        let expires_at = now.saturating_add(lease.length());
+        let renewed = self
+            .store()
+            .write(|tx| jobs::renew(tx, &fence_of(lease), expires_at, now))?;
+        match renewed {
+            Some(cancel_requested) => Ok(Heartbeat {
+                expires_at,
+                cancel_requested,
+            }),
+            None => Err(lost(lease)),
+        }
+    }
+
+    /// Records a success. The result is checked against the kind's result schema
+    /// first; one that does not fit fails the attempt (retried while attempts remain)
+    /// and comes back as [`Error::InvalidResult`].
+    pub fn complete(&self, lease: &Lease, result: Option<Value>) -> Result<Finished> {
+        self.finish(lease, Outcome::Succeeded(result))
+    }
+
+    /// Records a failed attempt: retried after a backoff while attempts remain, failed
+    /// for good otherwise or when the failure is permanent.
+    pub fn fail(&self, lease: &Lease, failure: JobFailure) -> Result<Finished> {
+        self.finish(lease, Outcome::Failed(failure))
+    }
+
+    /// Ends an attempt, fenced by the lease.
+    pub fn finish(&self, lease: &Lease, outcome: Outcome) -> Result<Finished> {
+        let mut results = self.finish_batch(vec![(lease.clone(), outcome)])?;
+        results.remove(0)
+    }
+
+    /// Ends several attempts in one transaction. Each gets its own result (a lost
+    /// lease or an invalid result fails only its own entry); the outer error is for
+    /// the database itself.
+    pub fn finish_batch(&self, batch: Vec<(Lease, Outcome)>) -> Result<Vec<Result<Finished>>> {
+        let now = self.now();
+        let specs = read(&self.inner.kinds).clone();
+        let (results, changes) = self.store().write(|tx| {
+            let mut changes = Changes::new();
+            let mut results = Vec::with_capacity(batch.len());
+            for (lease, outcome) in &batch {
+                let spec = specs.get(&lease.kind);
+                results.push(self.finish_one(tx, lease, outcome, spec, now, &mut changes)?);
+            }
+            Ok((results, changes))
+        })?;
+        self.publish(changes, now);
+        Ok(results)
+    }
+
+    fn finish_one(
+        &self,
+        tx: &Transaction<'_>,
+        lease: &Lease,
+        outcome: &Outcome,
+        spec: Option<&KindSpec>,
+        now: Timestamp,
+        changes: &mut Changes,
+    ) -> Result<Result<Finished>> {
+        let fence = fence_of(lease);
+        let (exit, finished, to) = match outcome {
+            Outcome::Succeeded(result) => {
+                let text = match self.check_result(lease, result.as_ref(), spec) {
+                    Ok(text) => text,
+                    Err(invalid) => {
+                        let failure = JobFailure::retryable(invalid.to_string());
+                        return Ok(self
+                            .fail_attempt(tx, &fence, &lease.kind, &failure, spec, now, changes)?
+                            .and(Err(invalid)));
+                    }
+                };
+                let exit = Exit::Succeeded {
+                    result: text.as_deref(),
+                };
+                if !jobs::exit_running(tx, &fence, &exit, now)? {
+                    return Ok(Err(lost(lease)));
+                }
+                changes.push(change(
+                    &lease.kind,
+                    &fence,
+                    JobStatus::Running,
+                    JobStatus::Succeeded,
+                ));
+                return Ok(Ok(Finished::Succeeded));
+            }
+            Outcome::Failed(failure) => {
+                return self.fail_attempt(tx, &fence, &lease.kind, failure, spec, now, changes);
+            }
+            Outcome::Cancelled => (Exit::Cancelled, Finished::Cancelled, JobStatus::Cancelled),
+            Outcome::Released => (Exit::Released, Finished::Released, JobStatus::Queued),
+        };
+        if !jobs::exit_running(tx, &fence, &exit, now)? {
+            return Ok(Err(lost(lease)));
+        }
+        let mut event = change(&lease.kind, &fence, JobStatus::Running, to);
+        if matches!(exit, Exit::Released) {
+            event.attempt = event.attempt.saturating_sub(1);
+        }
+        changes.push(event);
+        Ok(Ok(finished))
+    }
+
+    /// Serialises a result after checking it against the kind's schema and the size
+    /// limit.
+    fn check_result(
+        &self,
+        lease: &Lease,
+        result: Option<&Value>,
+        spec: Option<&KindSpec>,
+    ) -> Result<Option<String>> {
+        let invalid = |reason: String| Error::InvalidResult {
+            id: lease.job_id,
+            kind: lease.kind.clone(),
+            reason,
+        };
+        if let Some(schema) = spec.and_then(|spec| spec.result.as_ref()) {
+            schema
+                .check(result.unwrap_or(&Value::Null))
+                .map_err(invalid)?;
+        }
+        let text = result.map(Value::to_string);
+        let limit = self.inner.options.max_payload_bytes;
+        if let Some(len) = text.as_ref().map(String::len).filter(|&len| len > limit) {
+            return Err(invalid(format!(
+                "{len} bytes of JSON, more than the limit of {limit}"
+            )));
+        }
+        Ok(text)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn fail_attempt(
+        &self,
+        tx: &Transaction<'_>,
+        fence: &Fence<'_>,
+        kind: &str,
+        failure: &JobFailure,
+        spec: Option<&KindSpec>,
+        now: Timestamp,
+        changes: &mut Changes,
+    ) -> Result<Result<Finished>> {
+        let Some(attempt) = jobs::fenced(tx, fence)? else {
+            return Ok(Err(Error::LostLease {
+                id: fence.id,
+                worker: fence.worker.to_owned(),
+                attempt: fence.attempt,
+            }));
+        };
+        let error = sanitize_error(&failure.message);
+        let (exit, finished, to) = if attempt.cancel_requested {
+            (Exit::Cancelled, Finished::Cancelled, JobStatus::Cancelled)
+        } else if failure.permanent || fence.attempt >= attempt.max_attempts {
+            (
+                Exit::Failed { error: &error },
+                Finished::Failed,
+                JobStatus::Failed,
+            )
+        } else {
+            let policy = spec
+                .and_then(|spec| spec.retry)
+                .unwrap_or(self.inner.options.retry);
+            let delay = policy.delay_for(fence.attempt, self.inner.options.random.unit());
+            let at = now.saturating_add(delay);
+            (
+                Exit::Retry { error: &error, at },
+                Finished::Retrying { at },
+                JobStatus::Queued,
+            )
+        };
+        jobs::exit_running(tx, fence, &exit, now)?;
+        changes.push(change(kind, fence, JobStatus::Running, to));
+        Ok(Ok(finished))
+    }
+
+    // ----- cancel -----
+
+    /// Cancels a job: a queued one at once, a running one by asking its worker to stop
+    /// (it learns on its next heartbeat, or sooner from the runner).
+    pub fn cancel(&self, id: JobId) -> Result<CancelOutcome> {
+        let now = self.now();
+        let found = self.store().write(|tx| jobs::cancel(tx, id, now))?;
+        match found {
+            jobs::CancelFound::Cancelled(kind, attempt) => {
+                self.publish(
+                    vec![Change {
+                        id,
+                        kind,
+                        from: Some(JobStatus::Queued),
+                        to: JobStatus::Cancelled,
+                        attempt,
+                    }],
+                    now,
+                );
+                Ok(CancelOutcome::Cancelled)
+            }
+            jobs::CancelFound::Requested => Ok(CancelOutcome::Requested),
+            jobs::CancelFound::Finished(status) => Ok(CancelOutcome::AlreadyFinished(status)),
+            jobs::CancelFound::Missing => Err(Error::JobNotFound(id)),
+        }
+    }
+
+    // ----- reads -----
+
+    /// One job.
+    pub fn get(&self, id: JobId) -> Result<Option<Job>> {
+        jobs::get(self.store().conn(), id)
+    }
+
+    /// A page of jobs, newest first.
+    pub fn list(&self, filter: &JobFilter) -> Result<Vec<Job>> {
+        let limit = filter.limit.unwrap_or(50);
+        if limit == 0 || limit > 1000 {
+            return Err(Error::invalid_argument("limit", "must be from 1 to 1000"));
+        }
+        jobs::list(self.store().conn(), filter, limit)
+    }
+
+    /// How many jobs there are of each kind in each status.
+    pub fn counts(&self) -> Result<Vec<KindCount>> {
+        jobs::counts(self.store().conn())
+    }
+
+    // ----- retention -----
+
+    /// Deletes finished jobs that finished more than `older_than` ago, a batch per
+    /// transaction so other writers are not held up. Returns how many.
+    pub fn prune(&self, older_than: Duration) -> Result<u64> {
+        let before = self.now().saturating_sub(older_than);
+        let mut total = 0;
+        loop {
+            let deleted = self
+                .store()
+                .write(|tx| jobs::prune(tx, before, PRUNE_BATCH))?;
+            total += deleted;
+            if deleted < u64::from(PRUNE_BATCH) {
+                return Ok(total);
+            }
+        }
+    }
+
+    // ----- helpers -----
+
+    fn now(&self) -> Timestamp {
+        self.inner.options.clock.now()
+    }
+
+    fn store(&self) -> MutexGuard<'_, Store> {
+        lock(&self.inner.store)
+    }
+
+    fn publish(&self, changes: Changes, at: Timestamp) {
+        let bus = &self.inner.options.bus;
+        for change in changes {
+            bus.publish(JobStateChanged {
+                id: change.id,
+                kind: change.kind,
+                from: change.from,
+                to: change.to,
+                attempt: change.attempt,
+                at,
+            });
+        }
+    }
+}
+
+/// A new job, checked and serialised.
+struct PreparedJob {
+    kind: String,
+    payload: String,
+    priority: Priority,
+    run_at: Timestamp,
+    max_attempts: u32,
+    dedupe_key: Option<String>,
+    parent: Option<JobId>,
+    actor: Actor,
+}
+
+fn fence_of(lease: &Lease) -> Fence<'_> {
+    Fence {
+        id: lease.job_id,
+        worker: &lease.worker,
+        attempt: lease.attempt,
+    }
+}
+
+fn lost(lease: &Lease) -> Error {
+    Error::LostLease {
+        id: lease.job_id,
+        worker: lease.worker.clone(),
+        attempt: lease.attempt,
+    }
+}
+
+fn change(kind: &str, fence: &Fence<'_>, from: JobStatus, to: JobStatus) -> Change {
+    Change {
+        id: fence.id,
+        kind: kind.to_owned(),
+        from: Some(from),
+        to,
+        attempt: fence.attempt,
+    }
+}
+
+fn check_kind(kind: &str) -> Result<()> {
+    if kind.is_empty() {
+        return Err(Error::invalid_argument("kind", "must not be empty"));
+    }
+    if kind.len() > MAX_KIND_BYTES {
+        return Err(Error::invalid_argument(
+            "kind",
+            format!(
+                "{} bytes, more than the limit of {MAX_KIND_BYTES}",
+                kind.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn check_key(name: &'static str, key: &str) -> Result<()> {
+    if key.is_empty() {
+        return Err(Error::invalid_argument(name, "must not be empty"));
+    }
+    if key.len() > MAX_KEY_BYTES {
+        return Err(Error::invalid_argument(
+            name,
+            format!(
+                "{} bytes, more than the limit of {MAX_KEY_BYTES}",
+                key.len()
+            ),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,439 @@
+//! SQL for the `jobs` table. The queue decides; this module only reads and writes rows.
+
+use rusqlite::{named_params, params, Connection, OptionalExtension, Row, Transaction};
+use serde_json::Value;
+
+use crate::clock::Timestamp;
+use crate::error::{Error, Result};
+use crate::queue::{Actor, Job, JobFilter, JobId, JobStatus, KindCount, Priority};
+
+/// The columns of a [`Job`], in the order [`job_from_row`] reads them.
+const JOB_COLUMNS: &str = "id, kind, payload, status, priority, run_at, attempts, max_attempts, \
+     lease_owner, lease_expires_at, cancel_requested, dedupe_key, last_error, result, \
+     parent_id, actor, created_at, updated_at, finished_at";
+
+/// A row to insert.
+pub(crate) struct NewRow<'a> {
+    pub kind: &'a str,
+    pub payload: &'a str,
+    pub priority: Priority,
+    pub run_at: Timestamp,
+    pub max_attempts: u32,
+    pub dedupe_key: Option<&'a str>,
+    pub parent: Option<JobId>,
+    pub actor: Actor,
+    pub now: Timestamp,
+}
+
+/// A state change made by a statement, for the event it becomes.
+#[derive(Debug, Clone)]
+pub(crate) struct Change {
+    pub id: JobId,
+    pub kind: String,
+    pub from: Option<JobStatus>,
+    pub to: JobStatus,
+    pub attempt: u32,
+}
+
+/// The fenced identity of a running attempt.
+pub(crate) struct Fence<'a> {
+    pub id: JobId,
+    pub worker: &'a str,
+    pub attempt: u32,
+}
+
+/// A running attempt as seen through its fence.
+pub(crate) struct Attempt {
+    pub max_attempts: u32,
+    pub cancel_requested: bool,
+}
+
+/// Inserts a job unless its dedupe key is taken; returns its id and whether it is new.
+pub(crate) fn insert(tx: &Transaction<'_>, row: &NewRow<'_>) -> Result<(JobId, bool)> {
+    if let Some(key) = row.dedupe_key {
+        let existing: Option<i64> = tx
+            .prepare_cached(
+                "SELECT id FROM jobs WHERE kind = ?1 AND dedupe_key = ?2 \
+                 AND status IN ('queued', 'running')",
+            )?
+            .query_row(params![row.kind, key], |r| r.get(0))
+            .optional()?;
+        if let Some(id) = existing {
+            return Ok((JobId::from_raw(id), false));
+        }
+    }
+    tx.prepare_cached(
+        "INSERT INTO jobs (kind, payload, status, priority, run_at, max_attempts, dedupe_key, \
+         parent_id, actor, created_at, updated_at) \
+         VALUES (:kind, :payload, 'queued', :priority, :run_at, :max_attempts, :dedupe_key, \
+         :parent, :actor, :now, :now)",
+    )?
+    .execute(named_params! {
+        ":kind": row.kind,
+        ":payload": row.payload,
+        ":priority": row.priority.0,
+        ":run_at": row.run_at.as_millis(),
+        ":max_attempts": row.max_attempts,
+        ":dedupe_key": row.dedupe_key,
+        ":parent": row.parent.map(JobId::raw),
+        ":actor": row.actor.as_str(),
+        ":now": row.now.as_millis(),
+    })?;
+    Ok((JobId::from_raw(tx.last_insert_rowid()), true))
+}
+
+/// Ends every lease that expired by `now`: back to queued, or failed when out of
+/// attempts, or cancelled when cancellation was asked for.
+pub(crate) fn reclaim_expired(tx: &Transaction<'_>, now: Timestamp) -> Result<Vec<Change>> {
+    let mut statement = tx.prepare_cached(
+        "UPDATE jobs SET \
+           status = CASE WHEN cancel_requested THEN 'cancelled' \
+                         WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END, \
+           last_error = CASE WHEN cancel_requested THEN last_error \
+                         WHEN attempts >= max_attempts \
+                         THEN 'lease expired: the worker stopped renewing it (attempt ' || attempts || ' of ' || max_attempts || ')' \
+                         ELSE last_error END, \
+           finished_at = CASE WHEN cancel_requested OR attempts >= max_attempts THEN ?1 END, \
+           run_at = lease_expires_at, \
+           lease_owner = NULL, lease_expires_at = NULL, updated_at = ?1 \
+         WHERE status = 'running' AND lease_expires_at <= ?1 \
+         RETURNING id, kind, status, attempts",
+    )?;
+    let rows = statement.query_map([now.as_millis()], |r| {
+        Ok(Change {
+            id: JobId::from_raw(r.get(0)?),
+            kind: r.get(1)?,
+            from: Some(JobStatus::Running),
+            to: status_from(r, 2)?,
+            attempt: r.get(3)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// How many jobs of `kind` are running, in every process.
+pub(crate) fn running_count(tx: &Transaction<'_>, kind: &str) -> Result<u32> {
+    Ok(tx
+        .prepare_cached("SELECT count(*) FROM jobs WHERE status = 'running' AND kind = ?1")?
+        .query_row([kind], |r| r.get(0))?)
+}
+
+/// A runnable job considered by a claim, in claim order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Candidate {
+    /// Negated, so that ascending order is best first.
+    pub neg_priority: i64,
+    pub run_at: i64,
+    pub id: i64,
+}
+
+/// The best `limit` runnable jobs of `kind` at `now`, best first.
+pub(crate) fn candidates(
+    tx: &Transaction<'_>,
+    kind: &str,
+    now: Timestamp,
+    limit: u32,
+) -> Result<Vec<Candidate>> {
+    let mut statement = tx.prepare_cached(
+        "SELECT priority, run_at, id FROM jobs INDEXED BY jobs_ready \
+         WHERE status = 'queued' AND kind = ?1 AND run_at <= ?2 \
+         ORDER BY priority DESC, run_at, id LIMIT ?3",
+    )?;
+    let rows = statement.query_map(params![kind, now.as_millis(), limit], |r| {
+        Ok(Candidate {
+            neg_priority: -r.get::<_, i64>(0)?,
+            run_at: r.get(1)?,
+            id: r.get(2)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Marks a queued job running under `worker` until `expires_at`; returns it.
+pub(crate) fn mark_running(
+    tx: &Transaction<'_>,
+    id: i64,
+    worker: &str,
+    expires_at: Timestamp,
+    now: Timestamp,
+) -> Result<Job> {
+    let sql = format!(
+        "UPDATE jobs SET status = 'running', lease_owner = ?2, lease_expires_at = ?3, \
+         attempts = attempts + 1, updated_at = ?4 \
+         WHERE id = ?1 AND status = 'queued' RETURNING {JOB_COLUMNS}"
+    );
+    let job = tx.prepare_cached(&sql)?.query_row(
+        params![id, worker, expires_at.as_millis(), now.as_millis()],
+        job_from_row,
+    )?;
+    job
+}
+
+/// Reads a running attempt through its fence; `None` when the fence no longer holds.
+pub(crate) fn fenced(tx: &Transaction<'_>, fence: &Fence<'_>) -> Result<Option<Attempt>> {
+    Ok(tx
+        .prepare_cached(
+            "SELECT max_attempts, cancel_requested FROM jobs \
+             WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3",
+        )?
+        .query_row(params![fence.id.raw(), fence.worker, fence.attempt], |r| {
+            Ok(Attempt {
+                max_attempts: r.get(0)?,
+                cancel_requested: r.get(1)?,
+            })
+        })
+        .optional()?)
+}
+
+/// Extends a lease; returns whether cancellation was asked for, or `None` when the
+/// fence no longer holds.
+pub(crate) fn renew(
+    tx: &Transaction<'_>,
+    fence: &Fence<'_>,
+    expires_at: Timestamp,
+    now: Timestamp,
+) -> Result<Option<bool>> {
+    Ok(tx
+        .prepare_cached(
+            "UPDATE jobs SET lease_expires_at = ?4, updated_at = ?5 \
+             WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3 \
+             RETURNING cancel_requested",
+        )?
+        .query_row(
+            params![
+                fence.id.raw(),
+                fence.worker,
+                fence.attempt,
+                expires_at.as_millis(),
+                now.as_millis()
+            ],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+/// How a fenced running job leaves the running state.
+pub(crate) enum Exit<'a> {
+    Succeeded { result: Option<&'a str> },
+    Failed { error: &'a str },
+    Retry { error: &'a str, at: Timestamp },
+    Cancelled,
+    Released,
+}
+
+/// Moves a running job out of `running`, fenced. Returns `false` when the fence no
+/// longer holds and nothing changed.
+pub(crate) fn exit_running(
+    tx: &Transaction<'_>,
+    fence: &Fence<'_>,
+    exit: &Exit<'_>,
+    now: Timestamp,
+) -> Result<bool> {
+    const FENCE: &str = "WHERE id = :id AND status = 'running' AND lease_owner = :worker \
+                         AND attempts = :attempt";
+    const CLEAR: &str = "lease_owner = NULL, lease_expires_at = NULL, updated_at = :now";
+    let id = fence.id.raw();
+    let (worker, attempt, now) = (fence.worker, fence.attempt, now.as_millis());
+    let changed = match exit {
+        Exit::Succeeded { result } => tx
+            .prepare_cached(&format!(
+                "UPDATE jobs SET status = 'succeeded', result = :result, finished_at = :now, \
+                 {CLEAR} {FENCE}"
+            ))?
+            .execute(named_params! {
+                ":id": id, ":worker": worker, ":attempt": attempt, ":now": now, ":result": result,
+            })?,
+        Exit::Failed { error } => tx
+            .prepare_cached(&format!(
+                "UPDATE jobs SET status = 'failed', last_error = :error, finished_at = :now, \
+                 {CLEAR} {FENCE}"
+            ))?
+            .execute(named_params! {
+                ":id": id, ":worker": worker, ":attempt": attempt, ":now": now, ":error": error,
+            })?,
+        Exit::Retry { error, at } => tx
+            .prepare_cached(&format!(
+                "UPDATE jobs SET status = 'queued', last_error = :error, run_at = :at, \
+                 {CLEAR} {FENCE}"
+            ))?
+            .execute(named_params! {
+                ":id": id, ":worker": worker, ":attempt": attempt, ":now": now,
+                ":error": error, ":at": at.as_millis(),
+            })?,
+        Exit::Cancelled => tx
+            .prepare_cached(&format!(
+                "UPDATE jobs SET status = 'cancelled', finished_at = :now, {CLEAR} {FENCE}"
+            ))?
+            .execute(named_params! {
+                ":id": id, ":worker": worker, ":attempt": attempt, ":now": now,
+            })?,
+        Exit::Released => tx
+            .prepare_cached(&format!(
+                "UPDATE jobs SET status = 'queued', attempts = attempts - 1, \
+                 cancel_requested = 0, {CLEAR} {FENCE}"
+            ))?
+            .execute(named_params! {
+                ":id": id, ":worker": worker, ":attempt": attempt, ":now": now,
+            })?,
+    };
+    Ok(changed == 1)
+}
+
+/// What cancelling found.
+pub(crate) enum CancelFound {
+    Cancelled(String, u32),
+    Requested,
+    Finished(JobStatus),
+    Missing,
+}
+
+/// Cancels a queued job, or flags a running one.
+pub(crate) fn cancel(tx: &Transaction<'_>, id: JobId, now: Timestamp) -> Result<CancelFound> {
+    let found: Option<(String, JobStatus, u32)> = tx
+        .prepare_cached("SELECT kind, status, attempts FROM jobs WHERE id = ?1")?
+        .query_row([id.raw()], |r| {
+            Ok((r.get(0)?, status_from(r, 1)?, r.get(2)?))
+        })
+        .optional()?;
+    let Some((kind, status, attempts)) = found else {
+        return Ok(CancelFound::Missing);
+    };
+    match status {
+        JobStatus::Queued => {
+            tx.prepare_cached(
+                "UPDATE jobs SET status = 'cancelled', finished_at = ?2, updated_at = ?2 \
+                 WHERE id = ?1",
+            )?
+            .execute(params![id.raw(), now.as_millis()])?;
+            Ok(CancelFound::Cancelled(kind, attempts))
+        }
+        JobStatus::Running => {
+            tx.prepare_cached(
+                "UPDATE jobs SET cancel_requested = 1, updated_at = ?2 WHERE id = ?1",
+            )?
+            .execute(params![id.raw(), now.as_millis()])?;
+            Ok(CancelFound::Requested)
+        }
+        finished => Ok(CancelFound::Finished(finished)),
+    }
+}
+
+/// Deletes at most `batch` finished jobs that finished before `before`.
+pub(crate) fn prune(tx: &Transaction<'_>, before: Timestamp, batch: u32) -> Result<u64> {
+    let deleted = tx
+        .prepare_cached(
+            "DELETE FROM jobs WHERE id IN (SELECT id FROM jobs INDEXED BY jobs_finished \
+             WHERE finished_at IS NOT NULL AND finished_at < ?1 LIMIT ?2)",
+        )?
+        .execute(params![before.as_millis(), batch])?;
+    Ok(deleted as u64)
+}
+
+/// One job by id.
+pub(crate) fn get(conn: &Connection, id: JobId) -> Result<Option<Job>> {
+    let sql = format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1");
+    conn.prepare_cached(&sql)?
+        .query_row([id.raw()], job_from_row)
+        .optional()?
+        .transpose()
+}
+
+/// A page of jobs, newest first.
+pub(crate) fn list(conn: &Connection, filter: &JobFilter, limit: u32) -> Result<Vec<Job>> {
+    let sql = format!(
+        "SELECT {JOB_COLUMNS} FROM jobs \
+         WHERE (:status IS NULL OR status = :status) \
+           AND (:kind IS NULL OR kind = :kind) \
+           AND (:parent IS NULL OR parent_id = :parent) \
+           AND (:before IS NULL OR id < :before) \
+         ORDER BY id DESC LIMIT :limit"
+    );
+    let mut statement = conn.prepare_cached(&sql)?;
+    let rows = statement.query_map(
+        named_params! {
+            ":status": filter.status.map(JobStatus::as_str),
+            ":kind": filter.kind.as_deref(),
+            ":parent": filter.parent.map(JobId::raw),
+            ":before": filter.before.map(JobId::raw),
+            ":limit": limit,
+        },
+        job_from_row,
+    )?;
+    rows.map(|row| row?).collect()
+}
+
+/// Job counts by kind and status.
+pub(crate) fn counts(conn: &Connection) -> Result<Vec<KindCount>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT kind, status, count(*) FROM jobs GROUP BY kind, status ORDER BY kind, status",
+    )?;
+    let rows = statement.query_map([], |r| {
+        Ok(KindCount {
+            kind: r.get(0)?,
+            status: status_from(r, 1)?,
+            count: r.get(2)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+fn status_from(row: &Row<'_>, index: usize) -> rusqlite::Result<JobStatus> {
+    let text: String = row.get(index)?;
+    text.parse().map_err(|reason: String| {
+        rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, reason.into())
+    })
+}
+
+/// Reads a [`Job`]; JSON columns that do not parse give a typed error naming the job.
+fn job_from_row(r: &Row<'_>) -> rusqlite::Result<Result<Job>> {
+    let id = JobId::from_raw(r.get(0)?);
+    let payload: String = r.get(2)?;
+    let result: Option<String> = r.get(13)?;
+    let actor: String = r.get(15)?;
+    let parse = |column: &'static str, text: &str| {
+        serde_json::from_str::<Value>(text).map_err(|e| Error::StoredJson {
+            id,
+            column,
+            reason: e.to_string(),
+        })
+    };
+    let payload = match parse("payload", &payload) {
+        Ok(value) => value,
+        Err(error) => return Ok(Err(error)),
+    };
+    let result = match result
+        .as_deref()
+        .map(|text| parse("result", text))
+        .transpose()
+    {
+        Ok(value) => value,
+        Err(error) => return Ok(Err(error)),
+    };
+    Ok(Ok(Job {
+        id,
+        kind: r.get(1)?,
+        payload,
+        status: status_from(r, 3)?,
+        priority: Priority(r.get(4)?),
+        run_at: Timestamp::from_millis(r.get(5)?),
+        attempts: r.get(6)?,
+        max_attempts: r.get(7)?,
+        lease_owner: r.get(8)?,
+        lease_expires_at: r.get::<_, Option<i64>>(9)?.map(Timestamp::from_millis),
+        cancel_requested: r.get(10)?,
+        dedupe_key: r.get(11)?,
+        last_error: r.get(12)?,
+        result,
+        parent: r.get::<_, Option<i64>>(14)?.map(JobId::from_raw),
+        actor: actor.parse().map_err(|reason: String| {
+            rusqlite::Error::FromSqlConversionFailure(
+                15,
+                rusqlite::types::Type::Text,
+                reason.into(),
+            )
+        })?,
+        created_at: Timestamp::from_millis(r.get(16)?),
+        updated_at: Timestamp::from_millis(r.get(17)?),
+        finished_at: r.get::<_, Option<i64>>(18)?.map(Timestamp::from_millis),
+    }))
+}
