@@ -39,7 +39,13 @@ fn enqueue_all(queue: &Queue, kinds: &[&str], n: usize) {
 
 /// Runs `workers` threads, each claiming up to `per_claim` jobs and finishing them in
 /// one batch (or one by one when `per_claim` is 1), until no job is left.
-fn drain(queue: &Queue, kinds: &[&str], caps: &[(&str, u32)], workers: usize, per_claim: u32) -> Vec<Duration> {
+fn drain(
+    queue: &Queue,
+    kinds: &[&str],
+    caps: &[(&str, u32)],
+    workers: usize,
+    per_claim: u32,
+) -> Vec<Duration> {
     let handles: Vec<_> = (0..workers)
         .map(|w| {
             let queue = queue.clone();
@@ -82,7 +88,10 @@ fn drain(queue: &Queue, kinds: &[&str], caps: &[(&str, u32)], workers: usize, pe
             })
         })
         .collect();
-    handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    handles
+        .into_iter()
+        .flat_map(|h| h.join().unwrap())
+        .collect()
 }
 
 fn rate(n: usize, elapsed: Duration) -> f64 {
@@ -98,14 +107,29 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
-struct Report {
-    rows: Vec<(String, String, String)>,
+/// Prints one row a scenario; `BENCH_ONLY=text` runs only scenarios whose name has it.
+struct Bench {
+    repeat: usize,
+    only: Option<String>,
 }
 
-impl Report {
-    fn row(&mut self, name: &str, value: String, target: &str) {
-        println!("{name:<58} {value:>16}   {target}");
-        self.rows.push((name.into(), value, target.into()));
+impl Bench {
+    fn wants(&self, name: &str) -> bool {
+        self.only
+            .as_ref()
+            .is_none_or(|only| name.contains(only.as_str()))
+    }
+
+    fn row(&self, name: &str, value: String, target: &str) {
+        println!("{name:<66} {value:>16}   {target}");
+    }
+
+    /// Runs `scenario` `repeat` times and prints the median rate it returns.
+    fn run(&self, name: &str, target: &str, scenario: impl Fn() -> f64) {
+        if self.wants(name) {
+            let value = median((0..self.repeat).map(|_| scenario()).collect());
+            self.row(name, format!("{value:.0}"), target);
+        }
     }
 }
 
@@ -117,109 +141,123 @@ fn main() {
     println!(
         "queue benchmark: {n} jobs per scenario, median of {repeat}, {cores} cores, synchronous=NORMAL, WAL"
     );
-    println!("{:<58} {:>16}   target", "scenario", "result");
-    let mut report = Report { rows: Vec::new() };
-    let measure = |f: &dyn Fn() -> f64| median((0..repeat).map(|_| f()).collect());
+    println!("{:<66} {:>16}   target", "scenario", "result");
+    let bench = Bench {
+        repeat,
+        only: std::env::var("BENCH_ONLY").ok(),
+    };
 
-    // The ceiling: one bare INSERT per commit, same pragmas.
-    let ceiling = measure(&|| {
-        let dir = tempfile::tempdir().unwrap();
-        let conn = rusqlite::Connection::open(dir.path().join("raw.db")).unwrap();
-        conn.pragma_update(None, "journal_mode", "WAL").unwrap();
-        conn.pragma_update(None, "synchronous", "NORMAL").unwrap();
-        conn.execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)").unwrap();
-        let started = Instant::now();
-        for i in 0..n {
-            conn.execute("INSERT INTO t (v) VALUES (?1)", [i.to_string()]).unwrap();
-        }
-        rate(n, started.elapsed())
-    });
-    report.row("raw SQLite ceiling: one INSERT per commit (rows/s)", format!("{ceiling:.0}"), "");
+    bench.run(
+        "raw SQLite ceiling: one INSERT per commit (rows/s)",
+        "",
+        || {
+            let dir = tempfile::tempdir().unwrap();
+            let conn = rusqlite::Connection::open(dir.path().join("raw.db")).unwrap();
+            conn.pragma_update(None, "journal_mode", "WAL").unwrap();
+            conn.pragma_update(None, "synchronous", "NORMAL").unwrap();
+            conn.execute_batch("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
+                .unwrap();
+            let started = Instant::now();
+            for i in 0..n {
+                conn.execute("INSERT INTO t (v) VALUES (?1)", [i.to_string()])
+                    .unwrap();
+            }
+            rate(n, started.elapsed())
+        },
+    );
 
-    let single = measure(&|| {
+    bench.run("enqueue, one job per transaction (jobs/s)", "", || {
         let dir = tempfile::tempdir().unwrap();
         let queue = open(dir.path());
         let started = Instant::now();
         for i in 0..n {
-            queue.enqueue("k", &json!({ "n": i }), EnqueueOptions::new()).unwrap();
+            queue
+                .enqueue("k", &json!({ "n": i }), EnqueueOptions::new())
+                .unwrap();
         }
         rate(n, started.elapsed())
     });
-    report.row("enqueue, one job per transaction (jobs/s)", format!("{single:.0}"), "");
 
-    let batch = measure(&|| {
+    bench.run("enqueue, batches of 1000 (jobs/s)", "", || {
         let dir = tempfile::tempdir().unwrap();
         let queue = open(dir.path());
         let started = Instant::now();
         enqueue_all(&queue, &["k"], n);
         rate(n, started.elapsed())
     });
-    report.row("enqueue, batches of 1000 (jobs/s)", format!("{batch:.0}"), "");
 
-    let e2e = measure(&|| {
-        let dir = tempfile::tempdir().unwrap();
-        let queue = open(dir.path());
-        let request = ClaimRequest::new("w", ["k"]);
-        let started = Instant::now();
-        for i in 0..n {
-            queue.enqueue("k", &json!({ "n": i }), EnqueueOptions::new()).unwrap();
-            let claimed = queue.claim(&request).unwrap();
-            queue.complete(&claimed[0].lease, None).unwrap();
-        }
-        rate(n, started.elapsed())
-    });
-    report.row(
+    bench.run(
         "enqueue + claim + complete, one commit per step (jobs/s)",
-        format!("{e2e:.0}"),
         ">= 8000",
+        || {
+            let dir = tempfile::tempdir().unwrap();
+            let queue = open(dir.path());
+            let request = ClaimRequest::new("w", ["k"]);
+            let started = Instant::now();
+            for i in 0..n {
+                queue
+                    .enqueue("k", &json!({ "n": i }), EnqueueOptions::new())
+                    .unwrap();
+                let claimed = queue.claim(&request).unwrap();
+                queue.complete(&claimed[0].lease, None).unwrap();
+            }
+            rate(n, started.elapsed())
+        },
     );
 
     for workers in [1, 4] {
-        let value = measure(&|| {
-            let dir = tempfile::tempdir().unwrap();
-            let queue = open(dir.path());
-            enqueue_all(&queue, &["k"], n);
-            let started = Instant::now();
-            drain(&queue, &["k"], &[], workers, 1);
-            rate(n, started.elapsed())
-        });
-        report.row(
-            &format!("claim + complete, one job per commit, {workers} worker(s) (jobs/s)"),
-            format!("{value:.0}"),
+        bench.run(
+            &format!("claim + complete, one job per step, {workers} worker(s) (jobs/s)"),
             "",
+            || {
+                let dir = tempfile::tempdir().unwrap();
+                let queue = open(dir.path());
+                enqueue_all(&queue, &["k"], n);
+                let started = Instant::now();
+                drain(&queue, &["k"], &[], workers, 1);
+                rate(n, started.elapsed())
+            },
         );
     }
 
-    let grouped = measure(&|| {
-        let dir = tempfile::tempdir().unwrap();
-        let queue = open(dir.path());
-        let started = Instant::now();
-        enqueue_all(&queue, &["k"], n);
-        drain(&queue, &["k"], &[], 1, 16);
-        rate(n, started.elapsed())
-    });
-    report.row(
+    bench.run(
         "enqueue 1000/txn + claim 16 + complete 16 per txn (jobs/s)",
-        format!("{grouped:.0}"),
         ">= 30000",
+        || {
+            let dir = tempfile::tempdir().unwrap();
+            let queue = open(dir.path());
+            let started = Instant::now();
+            enqueue_all(&queue, &["k"], n);
+            drain(&queue, &["k"], &[], 1, 16);
+            rate(n, started.elapsed())
+        },
     );
 
-    let caps = measure(&|| {
-        let dir = tempfile::tempdir().unwrap();
-        let queue = open(dir.path());
-        let kinds = ["a", "b", "c", "d"];
-        enqueue_all(&queue, &kinds, n);
-        let started = Instant::now();
-        drain(&queue, &kinds, &[("a", 1), ("b", 2), ("c", 2), ("d", 4)], 4, 1);
-        rate(n, started.elapsed())
-    });
-    report.row(
-        "4 workers, 4 kinds capped at 1/2/2/4, one job per commit (jobs/s)",
-        format!("{caps:.0}"),
+    bench.run(
+        "4 workers, 4 kinds capped at 1/2/2/4, one job per step (jobs/s)",
         ">= 8000",
+        || {
+            let dir = tempfile::tempdir().unwrap();
+            let queue = open(dir.path());
+            let kinds = ["a", "b", "c", "d"];
+            enqueue_all(&queue, &kinds, n);
+            let started = Instant::now();
+            drain(
+                &queue,
+                &kinds,
+                &[("a", 1), ("b", 2), ("c", 2), ("d", 4)],
+                4,
+                1,
+            );
+            rate(n, started.elapsed())
+        },
     );
 
     // A million finished rows in the table.
+    let name = format!("claim + complete with {finished_rows} finished rows (jobs/s)");
+    if !bench.wants(&name) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("raw.db");
     drop(open(dir.path()));
@@ -236,7 +274,10 @@ fn main() {
              COMMIT;"
         ))
         .unwrap();
-        println!("({finished_rows} finished rows written in {:.1} s)", started.elapsed().as_secs_f64());
+        println!(
+            "({finished_rows} finished rows written in {:.1} s)",
+            started.elapsed().as_secs_f64()
+        );
     }
     let queue = open(dir.path());
     let mut results = Vec::new();
@@ -249,12 +290,8 @@ fn main() {
         all_latencies.extend(latencies);
     }
     all_latencies.sort();
-    report.row(
-        &format!("claim + complete with {finished_rows} finished rows (jobs/s)"),
-        format!("{:.0}", median(results)),
-        "",
-    );
-    report.row(
+    bench.row(&name, format!("{:.0}", median(results)), "");
+    bench.row(
         "  claim latency p50 / p99 (ms)",
         format!(
             "{:.3} / {:.3}",
@@ -263,5 +300,4 @@ fn main() {
         ),
         "p99 < 1 ms",
     );
-    let _ = report.rows.len();
 }

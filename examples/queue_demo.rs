@@ -43,11 +43,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let queue = Queue::open(&path, QueueOptions::new().bus(bus))?;
     println!("raw.db: {path}");
 
-    queue.register_kind("thumbnail", KindSpec::new().payload(Schema::of::<Thumbnail>()));
+    queue.register_kind(
+        "thumbnail",
+        KindSpec::new().payload(Schema::of::<Thumbnail>()),
+    );
     queue.register_kind(
         "flaky",
         KindSpec::new()
-            .retry(RetryPolicy::new(Duration::from_millis(200), Duration::from_secs(2), 0.2)?)
+            .retry(RetryPolicy::new(
+                Duration::from_millis(200),
+                Duration::from_secs(2),
+                0.2,
+            )?)
             .max_attempts(3),
     );
 
@@ -58,12 +65,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let backfill = EnqueueOptions::new().priority(Priority::BACKFILL);
     queue.enqueue("backfill", &json!({ "year": 2019 }), backfill)?;
     for name in ["a.png", "b.png", "c.png"] {
-        let options = EnqueueOptions::new().priority(Priority::USER).dedupe_key(name);
+        let options = EnqueueOptions::new()
+            .priority(Priority::USER)
+            .dedupe_key(name);
         queue.enqueue("thumbnail", &json!({ "path": name }), options)?;
     }
     let options = EnqueueOptions::new().dedupe_key("a.png");
     let again = queue.enqueue("thumbnail", &json!({ "path": "a.png" }), options)?;
-    println!("  a.png again: job {} (created: {})", again.id, again.created);
+    println!(
+        "  a.png again: job {} (created: {})",
+        again.id, again.created
+    );
     queue.enqueue("flaky", &json!({ "fails": 2 }), EnqueueOptions::new())?;
     if let Err(error) = queue.enqueue("thumbnail", &json!({ "size": 3 }), EnqueueOptions::new()) {
         println!("  refused: {error}");
@@ -112,7 +124,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for count in queue.counts()? {
         println!("  {:<10} {:<9} {}", count.kind, count.status, count.count);
     }
-    if let Some(job) = queue.list(&JobFilter::new().kind("flaky").limit(1))?.first() {
+    if let Some(job) = queue
+        .list(&JobFilter::new().kind("flaky").limit(1))?
+        .first()
+    {
         println!(
             "\nlast flaky job: {} after {} attempts; its stored error was {:?}",
             job.status, job.attempts, job.last_error

@@ -911,3 +911,25 @@ fn finish_batch_reports_each_entry_on_its_own() {
     ));
     assert_eq!(status(&h.queue, claimed[2].job.id), JobStatus::Running);
 }
+
+#[test]
+fn expired_leases_are_swept_at_most_once_a_second_per_handle() {
+    let h = Harness::new();
+    h.queue.enqueue("k", &1, EnqueueOptions::new()).unwrap();
+    claim_one(&h.queue, "old", "k").unwrap();
+    h.advance(30 * SEC - Duration::from_millis(300));
+    assert!(
+        claim_one(&h.queue, "new", "k").is_none(),
+        "swept, nothing expired yet"
+    );
+    h.advance(Duration::from_millis(500));
+    assert!(
+        claim_one(&h.queue, "new", "k").is_none(),
+        "expired 200 ms ago, but the last sweep was 500 ms ago"
+    );
+    h.advance(Duration::from_millis(500));
+    assert!(
+        claim_one(&h.queue, "new", "k").is_some(),
+        "the next sweep finds it"
+    );
+}

@@ -26,6 +26,7 @@ mod retry;
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Duration;
 
@@ -34,7 +35,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::bus::{EventBus, JobStateChanged};
-use crate::clock::{Clock, SystemClock, Timestamp};
+use crate::clock::{duration_millis, Clock, SystemClock, Timestamp};
 use crate::error::{Error, Result};
 use crate::locks::{lock, read, write};
 use crate::random::{RandomSource, ThreadRandom};
@@ -55,6 +56,10 @@ pub const MAX_KIND_BYTES: usize = 128;
 pub const MAX_KEY_BYTES: usize = 512;
 /// The default cap on a payload's or result's JSON size: 1 MiB.
 pub const DEFAULT_MAX_PAYLOAD_BYTES: usize = 1 << 20;
+
+/// How often, in clock time, a claim first sweeps for expired leases. A job whose lease
+/// expired is therefore claimable again at most this long after the expiry.
+pub const LEASE_SWEEP_INTERVAL: Duration = Duration::from_secs(1);
 
 /// How many finished jobs [`Queue::prune`] deletes per transaction.
 const PRUNE_BATCH: u32 = 2_000;
@@ -172,8 +177,12 @@ pub struct Queue {
 struct Inner {
     // Mutex: one connection, one transaction at a time; SQLite serialises writers anyway.
     store: Mutex<Store>,
-    // RwLock: kinds are registered at start-up and read on every enqueue and claim.
-    kinds: RwLock<HashMap<String, KindSpec>>,
+    // RwLock over an Arc: kinds are registered at start-up (copy on write) and read on
+    // every enqueue, claim and finish, which only clone the Arc.
+    kinds: RwLock<Arc<HashMap<String, KindSpec>>>,
+    // The clock time of the last sweep for expired leases, in ms. Relaxed: a stale
+    // read only means one sweep more or less.
+    last_reclaim: AtomicI64,
     options: QueueOptions,
 }
 
@@ -190,7 +199,8 @@ impl Queue {
         Ok(Queue {
             inner: Arc::new(Inner {
                 store: Mutex::new(store),
-                kinds: RwLock::new(HashMap::new()),
+                kinds: RwLock::new(Arc::new(HashMap::new())),
+                last_reclaim: AtomicI64::new(i64::MIN),
                 options,
             }),
         })
@@ -217,7 +227,10 @@ impl Queue {
     /// Declares what the queue should know about `kind`: schemas, retry policy,
     /// default attempts. Registering again replaces the previous spec.
     pub fn register_kind(&self, kind: impl Into<String>, spec: KindSpec) {
-        write(&self.inner.kinds).insert(kind.into(), spec);
+        let mut kinds = write(&self.inner.kinds);
+        let mut updated = HashMap::clone(&kinds);
+        updated.insert(kind.into(), spec);
+        *kinds = Arc::new(updated);
     }
 
     // ----- enqueue -----
@@ -387,9 +400,14 @@ impl Queue {
         kinds.dedup();
         let now = self.now();
         let expires_at = now.saturating_add(request.lease);
-        let specs = read(&self.inner.kinds).clone();
+        let specs = self.kinds();
+        let sweep = self.sweep_due(now);
         let (claimed, changes) = self.store().write(|tx| {
-            let mut changes = jobs::reclaim_expired(tx, now)?;
+            let mut changes = if sweep {
+                jobs::reclaim_expired(tx, now)?
+            } else {
+                Changes::new()
+            };
             let mut candidates = Vec::new();
             for kind in &kinds {
                 let mut room = request.max_jobs;
@@ -498,7 +516,7 @@ impl Queue {
     /// the database itself.
     pub fn finish_batch(&self, batch: Vec<(Lease, Outcome)>) -> Result<Vec<Result<Finished>>> {
         let now = self.now();
-        let specs = read(&self.inner.kinds).clone();
+        let specs = self.kinds();
         let (results, changes) = self.store().write(|tx| {
             let mut changes = Changes::new();
             let mut results = Vec::with_capacity(batch.len());
@@ -706,6 +724,23 @@ impl Queue {
 
     fn now(&self) -> Timestamp {
         self.inner.options.clock.now()
+    }
+
+    fn kinds(&self) -> Arc<HashMap<String, KindSpec>> {
+        read(&self.inner.kinds).clone()
+    }
+
+    /// Whether a claim at `now` should first sweep for expired leases: at most once per
+    /// [`LEASE_SWEEP_INTERVAL`] of clock time per queue handle.
+    fn sweep_due(&self, now: Timestamp) -> bool {
+        let last = self.inner.last_reclaim.load(Ordering::Relaxed);
+        let due = now.as_millis().saturating_sub(last) >= duration_millis(LEASE_SWEEP_INTERVAL);
+        if due {
+            self.inner
+                .last_reclaim
+                .store(now.as_millis(), Ordering::Relaxed);
+        }
+        due
     }
 
     fn store(&self) -> MutexGuard<'_, Store> {

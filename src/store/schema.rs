@@ -34,10 +34,10 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     -- The claim seeks the best runnable job of each kind here. Partial, so finished
     -- rows cost nothing however many there are.
     CREATE INDEX jobs_ready ON jobs (kind, priority DESC, run_at, id) WHERE status = 'queued';
-    -- Counting a kind's running jobs (caps) and finding expired leases touch only the
-    -- few running rows.
-    CREATE INDEX jobs_running ON jobs (kind) WHERE status = 'running';
-    CREATE INDEX jobs_leases ON jobs (lease_expires_at) WHERE status = 'running';
+    -- Counting a kind's running jobs (caps) seeks here; finding expired leases scans
+    -- it whole, which is cheap: it holds only the few running rows. One index for both
+    -- keeps each claim and each finish to one page write fewer.
+    CREATE INDEX jobs_running ON jobs (kind, lease_expires_at) WHERE status = 'running';
     -- A dedupe key is taken while its job is queued or running, per kind.
     CREATE UNIQUE INDEX jobs_dedupe ON jobs (kind, dedupe_key)
         WHERE dedupe_key IS NOT NULL AND status IN ('queued', 'running');
