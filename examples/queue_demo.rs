@@ -30,7 +30,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_else(|| "target/demo/raw.db".to_owned());
     let bus = EventBus::new();
     bus.add_handler("print", |event: &Event| {
-        #[allow(irrefutable_let_patterns)]
         if let Event::JobStateChanged(change) = event {
             let from = change.from.map_or("new".to_owned(), |s| s.to_string());
             println!(

@@ -124,6 +124,17 @@ pub enum Error {
         /// The parser's message.
         reason: String,
     },
+    /// `config.toml` has a key that is unknown, of the wrong type or out of range, or
+    /// is not valid TOML. Nothing was started.
+    #[error("{path}: {key}: {reason}")]
+    Config {
+        /// The file.
+        path: PathBuf,
+        /// The key, such as `jobs.workers` (empty for a syntax error).
+        key: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// A file could not be created or read.
     #[error("{path}: {source}")]
     Io {

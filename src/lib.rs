@@ -32,11 +32,14 @@
 
 pub mod bus;
 pub mod clock;
+pub mod config;
 mod error;
+pub mod health;
 mod locks;
 mod plugin;
 pub mod queue;
 pub mod random;
+pub mod runner;
 mod store;
 
 pub use error::{Error, Result};

@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
+use crate::health::Health;
 use crate::queue::{JobId, JobStatus};
 
 /// Everything published on the [`EventBus`](super::EventBus).
@@ -17,6 +18,22 @@ use crate::queue::{JobId, JobStatus};
 pub enum Event {
     /// A durable job moved from one state to another.
     JobStateChanged(JobStateChanged),
+    /// A sync run reported progress.
+    SyncProgress(SyncProgress),
+    /// A message was stored.
+    MessageStored(MessageEvent),
+    /// A stored message was parsed.
+    MessageParsed(MessageEvent),
+    /// A parsed message was indexed for search.
+    MessageIndexed(MessageEvent),
+    /// A message's embedding was computed.
+    MessageEmbedded(MessageEvent),
+    /// A message was enriched (summaries, labels, links).
+    MessageEnriched(MessageEvent),
+    /// A message was marked read or unread.
+    ReadStateChanged(ReadStateChanged),
+    /// A component's health changed.
+    PluginHealth(PluginHealth),
 }
 
 impl Event {
@@ -25,6 +42,14 @@ impl Event {
     pub fn name(&self) -> &'static str {
         match self {
             Event::JobStateChanged(_) => "jobStateChanged",
+            Event::SyncProgress(_) => "syncProgress",
+            Event::MessageStored(_) => "messageStored",
+            Event::MessageParsed(_) => "messageParsed",
+            Event::MessageIndexed(_) => "messageIndexed",
+            Event::MessageEmbedded(_) => "messageEmbedded",
+            Event::MessageEnriched(_) => "messageEnriched",
+            Event::ReadStateChanged(_) => "readStateChanged",
+            Event::PluginHealth(_) => "pluginHealth",
         }
     }
 }
@@ -51,4 +76,56 @@ impl From<JobStateChanged> for Event {
     fn from(event: JobStateChanged) -> Self {
         Event::JobStateChanged(event)
     }
+}
+
+/// A sync run's progress.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncProgress {
+    /// The target, as `connector/account/name`.
+    pub target: String,
+    /// Items done so far.
+    pub done: u32,
+    /// Items in all, when known.
+    pub total: Option<u32>,
+    /// When it was reported.
+    pub at: Timestamp,
+}
+
+/// Something happened to one message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageEvent {
+    /// The account, as `connector/account`.
+    pub account: String,
+    /// The message's id within the account.
+    pub message_id: String,
+    /// When it happened.
+    pub at: Timestamp,
+}
+
+/// A message was marked read or unread.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadStateChanged {
+    /// The account, as `connector/account`.
+    pub account: String,
+    /// The message's id within the account.
+    pub message_id: String,
+    /// Whether it is now read.
+    pub read: bool,
+    /// When it happened.
+    pub at: Timestamp,
+}
+
+/// A component's health changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct PluginHealth {
+    /// The component, such as a sync target `connector/account/name` or `runner`.
+    pub component: String,
+    /// Its health now.
+    pub health: Health,
+    /// When it changed.
+    pub at: Timestamp,
 }

@@ -22,7 +22,9 @@ use tokio::sync::broadcast;
 
 use crate::locks::{lock, read, write};
 
-pub use event::{Event, JobStateChanged};
+pub use event::{
+    Event, JobStateChanged, MessageEvent, PluginHealth, ReadStateChanged, SyncProgress,
+};
 
 /// What a handler returns; an error is logged and otherwise ignored.
 pub type HandlerResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
@@ -268,8 +270,9 @@ mod tests {
         assert_eq!(got.len(), 10);
         let mut kept = Vec::new();
         while let Some(event) = stalled.try_next() {
-            let Event::JobStateChanged(change) = &*event;
-            kept.push(change.id.raw());
+            if let Event::JobStateChanged(change) = &*event {
+                kept.push(change.id.raw());
+            }
         }
         assert_eq!(kept, vec![6, 7, 8, 9], "the newest four are kept");
         assert_eq!(stalled.dropped(), 6);

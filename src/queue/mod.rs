@@ -33,6 +33,7 @@ use std::time::Duration;
 use rusqlite::Transaction;
 use serde::Serialize;
 use serde_json::Value;
+use tokio::sync::{broadcast, watch};
 
 use crate::bus::{EventBus, JobStateChanged};
 use crate::clock::{duration_millis, Clock, SystemClock, Timestamp};
@@ -183,6 +184,11 @@ struct Inner {
     // The clock time of the last sweep for expired leases, in ms. Relaxed: a stale
     // read only means one sweep more or less.
     last_reclaim: AtomicI64,
+    // Bumped whenever jobs may have become runnable in this process, so runners
+    // wake at once instead of polling. A watch never loses a wake-up.
+    wake: watch::Sender<u64>,
+    // Running jobs whose cancellation was asked for through this handle.
+    cancels: broadcast::Sender<JobId>,
     options: QueueOptions,
 }
 
@@ -201,6 +207,8 @@ impl Queue {
                 store: Mutex::new(store),
                 kinds: RwLock::new(Arc::new(HashMap::new())),
                 last_reclaim: AtomicI64::new(i64::MIN),
+                wake: watch::Sender::new(0),
+                cancels: broadcast::Sender::new(256),
                 options,
             }),
         })
@@ -389,7 +397,7 @@ impl Queue {
         if request.kinds.is_empty() {
             return Err(Error::invalid_argument("kinds", "name at least one kind"));
         }
-        if request.lease.is_zero() {
+        if request.lease.is_zero() || request.kind_leases.values().any(Duration::is_zero) {
             return Err(Error::invalid_argument("lease", "must be longer than zero"));
         }
         if request.max_jobs == 0 {
@@ -399,7 +407,6 @@ impl Queue {
         kinds.sort_unstable();
         kinds.dedup();
         let now = self.now();
-        let expires_at = now.saturating_add(request.lease);
         let specs = self.kinds();
         let sweep = self.sweep_due(now);
         let (claimed, changes) = self.store().write(|tx| {
@@ -415,13 +422,19 @@ impl Queue {
                     room = room.min(cap.saturating_sub(jobs::running_count(tx, kind)?));
                 }
                 if room > 0 {
-                    candidates.extend(jobs::candidates(tx, kind, now, room)?);
+                    candidates.extend(
+                        jobs::candidates(tx, kind, now, room)?
+                            .into_iter()
+                            .map(|candidate| (candidate, *kind)),
+                    );
                 }
             }
             candidates.sort_unstable();
             candidates.truncate(request.max_jobs as usize);
             let mut claimed = Vec::with_capacity(candidates.len());
-            for candidate in candidates {
+            for (candidate, kind) in candidates {
+                let lease_length = request.lease_for(kind);
+                let expires_at = now.saturating_add(lease_length);
                 let job = jobs::mark_running(tx, candidate.id, &request.worker, expires_at, now)?;
                 changes.push(Change {
                     id: job.id,
@@ -453,7 +466,7 @@ impl Queue {
                     worker: request.worker.clone(),
                     attempt: job.attempts,
                     expires_at,
-                    length_ms: request.lease.as_millis() as u64,
+                    length_ms: lease_length.as_millis() as u64,
                 };
                 claimed.push(ClaimedJob { job, lease });
             }
@@ -675,10 +688,44 @@ impl Queue {
                 );
                 Ok(CancelOutcome::Cancelled)
             }
-            jobs::CancelFound::Requested => Ok(CancelOutcome::Requested),
+            jobs::CancelFound::Requested => {
+                // No receiver (no runner in this process) is fine: the worker learns
+                // it from its next heartbeat.
+                let _ = self.inner.cancels.send(id);
+                Ok(CancelOutcome::Requested)
+            }
             jobs::CancelFound::Finished(status) => Ok(CancelOutcome::AlreadyFinished(status)),
             jobs::CancelFound::Missing => Err(Error::JobNotFound(id)),
         }
+    }
+
+    // ----- notifications for runners -----
+
+    /// A receiver that changes whenever jobs may have become runnable through this
+    /// handle (enqueued, retried, released, requeued after an expired lease).
+    #[must_use]
+    pub fn wake_ups(&self) -> watch::Receiver<u64> {
+        self.inner.wake.subscribe()
+    }
+
+    /// A receiver of the ids of running jobs whose cancellation was asked for through
+    /// this handle. Workers elsewhere learn it from their next heartbeat.
+    #[must_use]
+    pub fn cancel_requests(&self) -> broadcast::Receiver<JobId> {
+        self.inner.cancels.subscribe()
+    }
+
+    /// The earliest time a queued job of one of `kinds` becomes runnable, if any is
+    /// queued. Jobs that are runnable now count as now-or-earlier.
+    pub fn next_run_at(&self, kinds: &[String]) -> Result<Option<Timestamp>> {
+        let store = self.store();
+        let mut earliest: Option<Timestamp> = None;
+        for kind in kinds {
+            if let Some(at) = jobs::next_run_at(store.conn(), kind)? {
+                earliest = Some(earliest.map_or(at, |e| e.min(at)));
+            }
+        }
+        Ok(earliest)
     }
 
     // ----- reads -----
@@ -748,6 +795,11 @@ impl Queue {
     }
 
     fn publish(&self, changes: Changes, at: Timestamp) {
+        if changes.iter().any(|change| change.to == JobStatus::Queued) {
+            self.inner
+                .wake
+                .send_modify(|count| *count = count.wrapping_add(1));
+        }
         let bus = &self.inner.options.bus;
         for change in changes {
             bus.publish(JobStateChanged {

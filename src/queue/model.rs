@@ -394,6 +394,8 @@ pub struct ClaimRequest {
     pub limits: HashMap<String, u32>,
     /// How long the lease lasts unless renewed.
     pub lease: Duration,
+    /// Lease lengths for particular kinds, overriding `lease`.
+    pub kind_leases: HashMap<String, Duration>,
     /// How many jobs to claim at most in this one transaction.
     pub max_jobs: u32,
 }
@@ -411,6 +413,7 @@ impl ClaimRequest {
             kinds: kinds.into_iter().map(Into::into).collect(),
             limits: HashMap::new(),
             lease: Duration::from_secs(30),
+            kind_leases: HashMap::new(),
             max_jobs: 1,
         }
     }
@@ -427,6 +430,19 @@ impl ClaimRequest {
     pub fn lease(mut self, lease: Duration) -> Self {
         self.lease = lease;
         self
+    }
+
+    /// Sets the lease length for jobs of `kind`.
+    #[must_use]
+    pub fn kind_lease(mut self, kind: impl Into<String>, lease: Duration) -> Self {
+        self.kind_leases.insert(kind.into(), lease);
+        self
+    }
+
+    /// The lease length for jobs of `kind`.
+    #[must_use]
+    pub fn lease_for(&self, kind: &str) -> Duration {
+        self.kind_leases.get(kind).copied().unwrap_or(self.lease)
     }
 
     /// Sets how many jobs one claim may take.

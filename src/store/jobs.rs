@@ -327,6 +327,16 @@ pub(crate) fn cancel(tx: &Transaction<'_>, id: JobId, now: Timestamp) -> Result<
     }
 }
 
+/// The earliest `run_at` among queued jobs of `kind`.
+pub(crate) fn next_run_at(conn: &Connection, kind: &str) -> Result<Option<Timestamp>> {
+    let at: Option<i64> = conn
+        .prepare_cached(
+            "SELECT min(run_at) FROM jobs INDEXED BY jobs_ready WHERE status = 'queued' AND kind = ?1",
+        )?
+        .query_row([kind], |r| r.get(0))?;
+    Ok(at.map(Timestamp::from_millis))
+}
+
 /// Deletes at most `batch` finished jobs that finished before `before`.
 pub(crate) fn prune(tx: &Transaction<'_>, before: Timestamp, batch: u32) -> Result<u64> {
     let deleted = tx

@@ -27,7 +27,6 @@ impl Harness {
         let events = Arc::new(Mutex::new(Vec::new()));
         let sink = events.clone();
         bus.add_handler("record", move |event: &Event| {
-            #[allow(irrefutable_let_patterns)]
             if let Event::JobStateChanged(change) = event {
                 sink.lock().unwrap().push(change.clone());
             }

@@ -1,0 +1,227 @@
+//! Handlers: what runs a durable job of one kind, with a typed payload and result.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::queue::{Actor, JobId, KindSpec, RetryPolicy, Schema};
+
+/// Why an attempt failed. A handler returns it; anything that converts into a
+/// `Box<dyn Error>` converts into a retryable one with `?`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JobError {
+    /// Try again after the backoff, while attempts remain.
+    Retryable(String),
+    /// Fail the job now: retrying cannot help (bad input, a refused request).
+    Permanent(String),
+}
+
+impl JobError {
+    /// A failure worth retrying.
+    #[must_use]
+    pub fn retryable(message: impl fmt::Display) -> Self {
+        JobError::Retryable(message.to_string())
+    }
+
+    /// A failure that fails the job at once.
+    #[must_use]
+    pub fn permanent(message: impl fmt::Display) -> Self {
+        JobError::Permanent(message.to_string())
+    }
+}
+
+impl fmt::Display for JobError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JobError::Retryable(message) => f.write_str(message),
+            JobError::Permanent(message) => write!(f, "permanent: {message}"),
+        }
+    }
+}
+
+impl<E: Into<Box<dyn std::error::Error + Send + Sync>>> From<E> for JobError {
+    fn from(error: E) -> Self {
+        JobError::Retryable(error.into().to_string())
+    }
+}
+
+/// What a handler knows about the job it runs.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct JobContext {
+    /// The job.
+    pub id: JobId,
+    /// Its kind.
+    pub kind: String,
+    /// This attempt, from 1.
+    pub attempt: u32,
+    /// The job this one is a piece of.
+    pub parent: Option<JobId>,
+    /// Who asked for it.
+    pub actor: Actor,
+    cancel: CancellationToken,
+}
+
+impl JobContext {
+    pub(crate) fn new(
+        id: JobId,
+        kind: String,
+        attempt: u32,
+        parent: Option<JobId>,
+        actor: Actor,
+        cancel: CancellationToken,
+    ) -> Self {
+        JobContext {
+            id,
+            kind,
+            attempt,
+            parent,
+            actor,
+            cancel,
+        }
+    }
+
+    /// Whether the job is being cancelled (cancel asked for, lease lost, shutdown past
+    /// its grace). The runner also drops the handler's future; this lets a handler
+    /// notice first, at a point of its choosing.
+    #[must_use]
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// Completes when the job is being cancelled.
+    pub async fn cancelled(&self) {
+        self.cancel.cancelled().await;
+    }
+}
+
+pub(crate) type HandlerFuture =
+    Pin<Box<dyn Future<Output = Result<Option<Value>, JobError>> + Send>>;
+pub(crate) type ErasedHandler = dyn Fn(Value, JobContext) -> HandlerFuture + Send + Sync;
+
+/// A handler for one kind of durable job: a typed async function plus its defaults.
+///
+/// The payload type is the payload schema and the result type is the result schema:
+/// a payload that does not deserialize fails the job at once, without retries.
+///
+/// ```
+/// use serde::{Deserialize, Serialize};
+/// use tauri_plugin_jobs::runner::{Handler, JobContext, JobError};
+///
+/// #[derive(Deserialize)]
+/// struct Resize { path: String, width: u32 }
+///
+/// #[derive(Serialize, Deserialize)]
+/// struct Resized { bytes: u64 }
+///
+/// let handler = Handler::new("resize", |job: Resize, ctx: JobContext| async move {
+///     if job.width == 0 {
+///         return Err(JobError::permanent("width must not be zero"));
+///     }
+///     if ctx.is_cancelled() {
+///         return Err(JobError::retryable("cancelled"));
+///     }
+///     Ok(Resized { bytes: 1024 })
+/// })
+/// .concurrency(2)
+/// .max_attempts(3);
+/// ```
+#[derive(Clone)]
+#[must_use]
+pub struct Handler {
+    pub(crate) kind: String,
+    pub(crate) run: Arc<ErasedHandler>,
+    pub(crate) spec: KindSpec,
+    pub(crate) concurrency: Option<u32>,
+    pub(crate) lease: Option<Duration>,
+}
+
+impl fmt::Debug for Handler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Handler")
+            .field("kind", &self.kind)
+            .field("spec", &self.spec)
+            .field("concurrency", &self.concurrency)
+            .field("lease", &self.lease)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Handler {
+    /// A handler for `kind` running `run` with the payload deserialized into `P`.
+    pub fn new<P, R, F, Fut>(kind: impl Into<String>, run: F) -> Self
+    where
+        P: DeserializeOwned + Send + 'static,
+        R: Serialize + DeserializeOwned + 'static,
+        F: Fn(P, JobContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<R, JobError>> + Send + 'static,
+    {
+        let erased = move |payload: Value, ctx: JobContext| -> HandlerFuture {
+            match P::deserialize(payload) {
+                Ok(payload) => {
+                    let future = run(payload, ctx);
+                    Box::pin(async move {
+                        let output = future.await?;
+                        match serde_json::to_value(output) {
+                            Ok(Value::Null) => Ok(None),
+                            Ok(value) => Ok(Some(value)),
+                            Err(error) => Err(JobError::permanent(format!(
+                                "the result could not be serialized: {error}"
+                            ))),
+                        }
+                    })
+                }
+                Err(error) => Box::pin(std::future::ready(Err(JobError::permanent(format!(
+                    "invalid payload: {error}"
+                ))))),
+            }
+        };
+        Handler {
+            kind: kind.into(),
+            run: Arc::new(erased),
+            spec: KindSpec::new()
+                .payload(Schema::of::<P>())
+                .result(Schema::of::<R>()),
+            concurrency: None,
+            lease: None,
+        }
+    }
+
+    /// The kind.
+    #[must_use]
+    pub fn kind(&self) -> &str {
+        &self.kind
+    }
+
+    /// The default cap on running jobs of this kind across every process;
+    /// `[jobs] kind_limits` in `config.toml` wins over it.
+    pub fn concurrency(mut self, cap: u32) -> Self {
+        self.concurrency = Some(cap);
+        self
+    }
+
+    /// Attempts for jobs of this kind enqueued without their own number.
+    pub fn max_attempts(mut self, attempts: u32) -> Self {
+        self.spec.max_attempts = Some(attempts.max(1));
+        self
+    }
+
+    /// Backoff between attempts of this kind.
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.spec.retry = Some(policy);
+        self
+    }
+
+    /// Lease length for jobs of this kind (renewed every third of it).
+    pub fn lease(mut self, lease: Duration) -> Self {
+        self.lease = Some(lease);
+        self
+    }
+}

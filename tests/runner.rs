@@ -1,0 +1,505 @@
+//! The runner on a fake clock: tests call `drain`, `dispatch`, `maintain` and
+//! `finish_pending` instead of sleeping.
+
+mod common;
+
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::Harness;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use tauri_plugin_jobs::clock::Clock;
+use tauri_plugin_jobs::config::Config;
+use tauri_plugin_jobs::queue::{
+    CancelOutcome, ClaimRequest, EnqueueOptions, Finished, JobStatus, RetryPolicy,
+};
+use tauri_plugin_jobs::runner::{Handler, JobContext, JobError, Runner, RunnerSettings};
+use tokio::sync::Notify;
+
+const SEC: Duration = Duration::from_secs(1);
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Add {
+    a: i64,
+    b: i64,
+}
+
+fn settings() -> RunnerSettings {
+    let mut settings = RunnerSettings::default();
+    settings.worker_id = "runner-under-test".into();
+    settings.lease = 30 * SEC;
+    settings
+}
+
+fn add_handler() -> Handler {
+    Handler::new("add", |job: Add, _ctx: JobContext| async move {
+        Ok(job.a + job.b)
+    })
+}
+
+/// A handler that waits for `gate` and notes when its future is dropped unfinished.
+fn gated(kind: &str, gate: Arc<Notify>, dropped: Arc<AtomicBool>) -> Handler {
+    Handler::new(kind, move |_: serde_json::Value, _ctx: JobContext| {
+        let gate = gate.clone();
+        let dropped = dropped.clone();
+        async move {
+            struct Guard(Arc<AtomicBool>, bool);
+            impl Drop for Guard {
+                fn drop(&mut self) {
+                    if !self.1 {
+                        self.0.store(true, Ordering::SeqCst);
+                    }
+                }
+            }
+            let mut guard = Guard(dropped, false);
+            gate.notified().await;
+            guard.1 = true;
+            Ok("opened".to_owned())
+        }
+    })
+}
+
+#[tokio::test]
+async fn drain_runs_typed_handlers_and_stores_results() {
+    let h = Harness::new();
+    let runner = Runner::new(h.queue.clone(), vec![add_handler()], settings()).unwrap();
+    let id = h
+        .queue
+        .enqueue("add", &Add { a: 2, b: 40 }, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    let ran = runner.drain().await.unwrap();
+    assert_eq!(ran.len(), 1);
+    assert_eq!(ran[0].id, id);
+    assert_eq!(ran[0].finished, Ok(Finished::Succeeded));
+    let job = h.queue.get(id).unwrap().unwrap();
+    assert_eq!(job.status, JobStatus::Succeeded);
+    assert_eq!(job.result, Some(json!(42)));
+    assert!(runner.drain().await.unwrap().is_empty(), "nothing left");
+}
+
+#[tokio::test]
+async fn a_kind_without_a_handler_is_left_alone() {
+    let h = Harness::new();
+    let runner = Runner::new(h.queue.clone(), vec![add_handler()], settings()).unwrap();
+    let other = h
+        .queue
+        .enqueue("unknown", &1, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    assert!(runner.drain().await.unwrap().is_empty());
+    assert_eq!(
+        h.queue.get(other).unwrap().unwrap().status,
+        JobStatus::Queued
+    );
+}
+
+#[tokio::test]
+async fn a_payload_that_does_not_validate_fails_at_once() {
+    let h = Harness::new();
+    let runner = Runner::new(
+        h.queue.clone(),
+        vec![add_handler().max_attempts(5)],
+        settings(),
+    )
+    .unwrap();
+    // The runner registered the schema: this handle refuses it outright...
+    assert!(h
+        .queue
+        .enqueue("add", &json!({"a": "x"}), EnqueueOptions::new())
+        .is_err());
+    // ...and one without the schema (another process) gets it failed when claimed.
+    let id = h
+        .second_queue()
+        .enqueue("add", &json!({"a": "x"}), EnqueueOptions::new())
+        .unwrap()
+        .id;
+    runner.drain().await.unwrap();
+    let job = h.queue.get(id).unwrap().unwrap();
+    assert_eq!((job.status, job.attempts), (JobStatus::Failed, 1));
+    assert!(job.last_error.unwrap().contains("invalid payload"));
+}
+
+#[tokio::test]
+async fn retryable_errors_retry_after_backoff_and_permanent_ones_do_not() {
+    let h = Harness::new();
+    let calls = Arc::new(AtomicU32::new(0));
+    let counter = calls.clone();
+    let flaky = Handler::new("flaky", move |_: serde_json::Value, _ctx: JobContext| {
+        let n = counter.fetch_add(1, Ordering::SeqCst);
+        async move {
+            if n == 0 {
+                Err(JobError::retryable("503 from upstream"))
+            } else {
+                Ok(n)
+            }
+        }
+    })
+    .retry(RetryPolicy::new(10 * SEC, 60 * SEC, 0.0).unwrap());
+    let doomed = Handler::new(
+        "doomed",
+        |_: serde_json::Value, _ctx: JobContext| async move {
+            Err::<(), _>(JobError::permanent("bad input"))
+        },
+    );
+    let runner = Runner::new(h.queue.clone(), vec![flaky, doomed], settings()).unwrap();
+    let flaky_id = h
+        .queue
+        .enqueue("flaky", &0, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    let doomed_id = h
+        .queue
+        .enqueue("doomed", &0, EnqueueOptions::new().max_attempts(9))
+        .unwrap()
+        .id;
+
+    runner.drain().await.unwrap();
+    assert_eq!(
+        h.queue.get(flaky_id).unwrap().unwrap().status,
+        JobStatus::Queued
+    );
+    let doomed = h.queue.get(doomed_id).unwrap().unwrap();
+    assert_eq!((doomed.status, doomed.attempts), (JobStatus::Failed, 1));
+    assert_eq!(doomed.last_error.as_deref(), Some("bad input"));
+
+    h.advance(9 * SEC);
+    assert!(runner.drain().await.unwrap().is_empty(), "backoff not over");
+    h.advance(SEC);
+    runner.drain().await.unwrap();
+    let flaky = h.queue.get(flaky_id).unwrap().unwrap();
+    assert_eq!((flaky.status, flaky.attempts), (JobStatus::Succeeded, 2));
+}
+
+#[tokio::test]
+async fn a_panic_is_a_failed_attempt_and_the_runner_lives_on() {
+    let h = Harness::new();
+    let panicky = Handler::new("panicky", |n: u32, _ctx: JobContext| async move {
+        if n == 1 {
+            panic!("index out of bounds in job {n}");
+        }
+        Ok(n)
+    });
+    let runner = Runner::new(h.queue.clone(), vec![panicky], settings()).unwrap();
+    let bad = h
+        .queue
+        .enqueue("panicky", &1, EnqueueOptions::new().max_attempts(1))
+        .unwrap()
+        .id;
+    let good = h
+        .queue
+        .enqueue("panicky", &2, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    runner.drain().await.unwrap();
+    let bad = h.queue.get(bad).unwrap().unwrap();
+    assert_eq!(bad.status, JobStatus::Failed);
+    assert!(bad
+        .last_error
+        .unwrap()
+        .contains("handler panicked: index out of bounds in job 1"));
+    assert_eq!(
+        h.queue.get(good).unwrap().unwrap().status,
+        JobStatus::Succeeded
+    );
+}
+
+#[tokio::test]
+async fn leases_are_renewed_every_third_of_their_length() {
+    let h = Harness::new();
+    let gate = Arc::new(Notify::new());
+    let dropped = Arc::new(AtomicBool::new(false));
+    let runner = Runner::new(
+        h.queue.clone(),
+        vec![gated("slow", gate.clone(), dropped.clone())],
+        settings(),
+    )
+    .unwrap();
+    let id = h
+        .queue
+        .enqueue("slow", &0, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    assert_eq!(runner.dispatch().await.unwrap(), 1);
+    let expiry = || h.queue.get(id).unwrap().unwrap().lease_expires_at.unwrap();
+    let first = expiry();
+    assert_eq!(first, h.clock.now().saturating_add(30 * SEC));
+
+    h.advance(10 * SEC - Duration::from_millis(1));
+    runner.maintain().await.unwrap();
+    assert_eq!(expiry(), first, "not yet a third");
+    h.advance(Duration::from_millis(1));
+    runner.maintain().await.unwrap();
+    assert_eq!(
+        expiry(),
+        h.clock.now().saturating_add(30 * SEC),
+        "renewed at a third"
+    );
+
+    // A slow job outlives many lease lengths.
+    for _ in 0..12 {
+        h.advance(10 * SEC);
+        runner.maintain().await.unwrap();
+    }
+    assert!(h
+        .second_queue()
+        .claim(&ClaimRequest::new("thief", ["slow"]))
+        .unwrap()
+        .is_empty());
+    gate.notify_one();
+    let ran = runner.drain().await.unwrap();
+    assert_eq!(ran[0].finished, Ok(Finished::Succeeded));
+    assert!(!dropped.load(Ordering::SeqCst));
+}
+
+#[tokio::test]
+async fn a_lost_lease_cancels_the_handler_and_writes_nothing() {
+    let h = Harness::new();
+    let gate = Arc::new(Notify::new());
+    let dropped = Arc::new(AtomicBool::new(false));
+    let runner = Runner::new(
+        h.queue.clone(),
+        vec![gated("slow", gate, dropped.clone())],
+        settings(),
+    )
+    .unwrap();
+    let id = h
+        .queue
+        .enqueue("slow", &0, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    runner.dispatch().await.unwrap();
+    // The runner stalls past its lease (no maintain) and another worker takes over.
+    h.advance(31 * SEC);
+    let thief = h.second_queue();
+    let stolen = thief
+        .claim(&ClaimRequest::new("thief", ["slow"]))
+        .unwrap()
+        .pop()
+        .unwrap();
+    runner.maintain().await.unwrap();
+    let ran = runner.drain().await.unwrap();
+    assert_eq!(ran.len(), 1);
+    assert!(
+        ran[0].finished.is_err(),
+        "nothing written: {:?}",
+        ran[0].finished
+    );
+    assert!(
+        dropped.load(Ordering::SeqCst),
+        "the handler was interrupted"
+    );
+    let job = h.queue.get(id).unwrap().unwrap();
+    assert_eq!(
+        (job.status, job.lease_owner.as_deref()),
+        (JobStatus::Running, Some("thief"))
+    );
+    thief
+        .complete(&stolen.lease, Some(json!("thief's")))
+        .unwrap();
+    assert_eq!(
+        h.queue.get(id).unwrap().unwrap().result,
+        Some(json!("thief's"))
+    );
+}
+
+#[tokio::test]
+async fn cancelling_a_running_job_interrupts_its_handler() {
+    let h = Harness::new();
+    let gate = Arc::new(Notify::new());
+    let dropped = Arc::new(AtomicBool::new(false));
+    let runner = Runner::new(
+        h.queue.clone(),
+        vec![gated("slow", gate, dropped.clone())],
+        settings(),
+    )
+    .unwrap();
+    let id = h
+        .queue
+        .enqueue("slow", &0, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    runner.dispatch().await.unwrap();
+    assert_eq!(h.queue.cancel(id).unwrap(), CancelOutcome::Requested);
+    runner.maintain().await.unwrap();
+    runner.drain().await.unwrap();
+    assert!(dropped.load(Ordering::SeqCst));
+    assert_eq!(
+        h.queue.get(id).unwrap().unwrap().status,
+        JobStatus::Cancelled
+    );
+}
+
+#[tokio::test]
+async fn a_cancel_from_another_process_arrives_with_the_next_heartbeat() {
+    let h = Harness::new();
+    let gate = Arc::new(Notify::new());
+    let dropped = Arc::new(AtomicBool::new(false));
+    let runner = Runner::new(
+        h.queue.clone(),
+        vec![gated("slow", gate, dropped.clone())],
+        settings(),
+    )
+    .unwrap();
+    let id = h
+        .queue
+        .enqueue("slow", &0, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    runner.dispatch().await.unwrap();
+    h.second_queue().cancel(id).unwrap();
+    runner.maintain().await.unwrap();
+    assert!(!dropped.load(Ordering::SeqCst), "not heard of yet");
+    h.advance(10 * SEC);
+    runner.maintain().await.unwrap();
+    runner.drain().await.unwrap();
+    assert!(dropped.load(Ordering::SeqCst));
+    assert_eq!(
+        h.queue.get(id).unwrap().unwrap().status,
+        JobStatus::Cancelled
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn stop_waits_for_the_grace_period_then_releases_without_counting_the_attempt() {
+    let h = Harness::new();
+    let quick_gate = Arc::new(Notify::new());
+    let stuck_gate = Arc::new(Notify::new());
+    let dropped = Arc::new(AtomicBool::new(false));
+    let handlers = vec![
+        gated(
+            "quick",
+            quick_gate.clone(),
+            Arc::new(AtomicBool::new(false)),
+        ),
+        gated("stuck", stuck_gate, dropped.clone()),
+    ];
+    let runner = Runner::new(h.queue.clone(), handlers, settings()).unwrap();
+    let quick = h
+        .queue
+        .enqueue("quick", &0, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    let stuck = h
+        .queue
+        .enqueue("stuck", &0, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    assert_eq!(runner.dispatch().await.unwrap(), 2);
+
+    let opener = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        quick_gate.notify_one();
+    });
+    runner.stop(Duration::from_secs(5)).await.unwrap();
+    opener.await.unwrap();
+
+    assert_eq!(
+        h.queue.get(quick).unwrap().unwrap().status,
+        JobStatus::Succeeded
+    );
+    let stuck_job = h.queue.get(stuck).unwrap().unwrap();
+    assert_eq!(
+        (stuck_job.status, stuck_job.attempts),
+        (JobStatus::Queued, 0)
+    );
+    assert!(dropped.load(Ordering::SeqCst));
+    assert_eq!(
+        runner.dispatch().await.unwrap(),
+        0,
+        "a stopped runner claims nothing"
+    );
+
+    // The next start runs it.
+    let next = Runner::new(
+        h.queue.clone(),
+        vec![Handler::new(
+            "stuck",
+            |_: serde_json::Value, _ctx: JobContext| async move { Ok(()) },
+        )],
+        settings(),
+    )
+    .unwrap();
+    next.drain().await.unwrap();
+    let stuck_job = h.queue.get(stuck).unwrap().unwrap();
+    assert_eq!(
+        (stuck_job.status, stuck_job.attempts),
+        (JobStatus::Succeeded, 1)
+    );
+}
+
+#[tokio::test]
+async fn config_kind_limits_win_over_the_handler_default() {
+    let h = Harness::new();
+    let config = Config::parse(
+        "[jobs]\nworkers = 8\n[jobs.kind_limits]\nembed = 1\n",
+        "config.toml",
+    )
+    .unwrap();
+    let mut settings = RunnerSettings::from_config(&config.jobs);
+    settings.worker_id = "w".into();
+    let gate = Arc::new(Notify::new());
+    let embed = gated("embed", gate.clone(), Arc::new(AtomicBool::new(false))).concurrency(3);
+    let parse = gated("parse", gate.clone(), Arc::new(AtomicBool::new(false))).concurrency(2);
+    let runner = Runner::new(h.queue.clone(), vec![embed, parse], settings).unwrap();
+    assert_eq!(runner.limit_for("embed"), Some(1));
+    assert_eq!(runner.limit_for("parse"), Some(2));
+    for i in 0..5 {
+        h.queue.enqueue("embed", &i, EnqueueOptions::new()).unwrap();
+        h.queue.enqueue("parse", &i, EnqueueOptions::new()).unwrap();
+    }
+    assert_eq!(
+        runner.dispatch().await.unwrap(),
+        3,
+        "one embed and two parse"
+    );
+    assert_eq!(runner.dispatch().await.unwrap(), 0);
+    runner.stop(Duration::ZERO).await.unwrap();
+}
+
+#[tokio::test]
+async fn bad_settings_are_refused() {
+    let h = Harness::new();
+    let mut zero = settings();
+    zero.workers = 0;
+    assert!(matches!(
+        Runner::new(h.queue.clone(), vec![], zero),
+        Err(tauri_plugin_jobs::Error::InvalidArgument {
+            name: "workers",
+            ..
+        })
+    ));
+    assert!(Runner::new(
+        h.queue.clone(),
+        vec![add_handler(), add_handler()],
+        settings()
+    )
+    .is_err());
+}
+
+#[tokio::test]
+async fn the_background_loop_wakes_on_enqueue() {
+    let h = Harness::new();
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let signal = Handler::new("signal", move |n: u32, _ctx: JobContext| {
+        let tx = tx.clone();
+        async move {
+            tx.send(n).unwrap();
+            Ok(())
+        }
+    });
+    let mut settings = settings();
+    // A poll far away: only the wake-up can start the job in time.
+    settings.poll_interval = Duration::from_secs(3600);
+    let runner = Runner::new(h.queue.clone(), vec![signal], settings).unwrap();
+    runner.start();
+    let mut rx = rx;
+    h.queue
+        .enqueue("signal", &7, EnqueueOptions::new())
+        .unwrap();
+    let got = tokio::time::timeout(Duration::from_secs(10), rx.recv()).await;
+    assert_eq!(got.unwrap(), Some(7));
+    runner.stop(Duration::from_secs(1)).await.unwrap();
+}
