@@ -39,26 +39,41 @@ fn add_handler() -> Handler {
     })
 }
 
-/// A handler that waits for `gate` and notes when its future is dropped unfinished.
-fn gated(kind: &str, gate: Arc<Notify>, dropped: Arc<AtomicBool>) -> Handler {
-    Handler::new(kind, move |_: serde_json::Value, _ctx: JobContext| {
-        let gate = gate.clone();
-        let dropped = dropped.clone();
-        async move {
-            struct Guard(Arc<AtomicBool>, bool);
-            impl Drop for Guard {
-                fn drop(&mut self) {
-                    if !self.1 {
-                        self.0.store(true, Ordering::SeqCst);
+/// A handler that says when it starts, waits for `gate`, and notes when its future is
+/// dropped unfinished.
+#[derive(Clone, Default)]
+struct Gate {
+    open: Arc<Notify>,
+    started: Arc<Notify>,
+    dropped: Arc<AtomicBool>,
+}
+
+impl Gate {
+    fn handler(&self, kind: &str) -> Handler {
+        let gate = self.clone();
+        Handler::new(kind, move |_: serde_json::Value, _ctx: JobContext| {
+            let gate = gate.clone();
+            async move {
+                struct Guard(Arc<AtomicBool>, bool);
+                impl Drop for Guard {
+                    fn drop(&mut self) {
+                        if !self.1 {
+                            self.0.store(true, Ordering::SeqCst);
+                        }
                     }
                 }
+                let mut guard = Guard(gate.dropped.clone(), false);
+                gate.started.notify_one();
+                gate.open.notified().await;
+                guard.1 = true;
+                Ok("opened".to_owned())
             }
-            let mut guard = Guard(dropped, false);
-            gate.notified().await;
-            guard.1 = true;
-            Ok("opened".to_owned())
-        }
-    })
+        })
+    }
+
+    fn dropped(&self) -> bool {
+        self.dropped.load(Ordering::SeqCst)
+    }
 }
 
 #[tokio::test]
@@ -209,29 +224,23 @@ async fn a_panic_is_a_failed_attempt_and_the_runner_lives_on() {
 #[tokio::test]
 async fn leases_are_renewed_every_third_of_their_length() {
     let h = Harness::new();
-    let gate = Arc::new(Notify::new());
-    let dropped = Arc::new(AtomicBool::new(false));
-    let runner = Runner::new(
-        h.queue.clone(),
-        vec![gated("slow", gate.clone(), dropped.clone())],
-        settings(),
-    )
-    .unwrap();
+    let gate = Gate::default();
+    let runner = Runner::new(h.queue.clone(), vec![gate.handler("slow")], settings()).unwrap();
     let id = h
         .queue
         .enqueue("slow", &0, EnqueueOptions::new())
         .unwrap()
         .id;
-    assert_eq!(runner.dispatch().await.unwrap(), 1);
+    assert_eq!(runner.dispatch().unwrap(), 1);
     let expiry = || h.queue.get(id).unwrap().unwrap().lease_expires_at.unwrap();
     let first = expiry();
     assert_eq!(first, h.clock.now().saturating_add(30 * SEC));
 
     h.advance(10 * SEC - Duration::from_millis(1));
-    runner.maintain().await.unwrap();
+    runner.maintain().unwrap();
     assert_eq!(expiry(), first, "not yet a third");
     h.advance(Duration::from_millis(1));
-    runner.maintain().await.unwrap();
+    runner.maintain().unwrap();
     assert_eq!(
         expiry(),
         h.clock.now().saturating_add(30 * SEC),
@@ -241,36 +250,31 @@ async fn leases_are_renewed_every_third_of_their_length() {
     // A slow job outlives many lease lengths.
     for _ in 0..12 {
         h.advance(10 * SEC);
-        runner.maintain().await.unwrap();
+        runner.maintain().unwrap();
     }
     assert!(h
         .second_queue()
         .claim(&ClaimRequest::new("thief", ["slow"]))
         .unwrap()
         .is_empty());
-    gate.notify_one();
+    gate.open.notify_one();
     let ran = runner.drain().await.unwrap();
     assert_eq!(ran[0].finished, Ok(Finished::Succeeded));
-    assert!(!dropped.load(Ordering::SeqCst));
+    assert!(!gate.dropped());
 }
 
 #[tokio::test]
 async fn a_lost_lease_cancels_the_handler_and_writes_nothing() {
     let h = Harness::new();
-    let gate = Arc::new(Notify::new());
-    let dropped = Arc::new(AtomicBool::new(false));
-    let runner = Runner::new(
-        h.queue.clone(),
-        vec![gated("slow", gate, dropped.clone())],
-        settings(),
-    )
-    .unwrap();
+    let gate = Gate::default();
+    let runner = Runner::new(h.queue.clone(), vec![gate.handler("slow")], settings()).unwrap();
     let id = h
         .queue
         .enqueue("slow", &0, EnqueueOptions::new())
         .unwrap()
         .id;
-    runner.dispatch().await.unwrap();
+    runner.dispatch().unwrap();
+    gate.started.notified().await;
     // The runner stalls past its lease (no maintain) and another worker takes over.
     h.advance(31 * SEC);
     let thief = h.second_queue();
@@ -279,7 +283,7 @@ async fn a_lost_lease_cancels_the_handler_and_writes_nothing() {
         .unwrap()
         .pop()
         .unwrap();
-    runner.maintain().await.unwrap();
+    runner.maintain().unwrap();
     let ran = runner.drain().await.unwrap();
     assert_eq!(ran.len(), 1);
     assert!(
@@ -287,10 +291,7 @@ async fn a_lost_lease_cancels_the_handler_and_writes_nothing() {
         "nothing written: {:?}",
         ran[0].finished
     );
-    assert!(
-        dropped.load(Ordering::SeqCst),
-        "the handler was interrupted"
-    );
+    assert!(gate.dropped(), "the handler was interrupted");
     let job = h.queue.get(id).unwrap().unwrap();
     assert_eq!(
         (job.status, job.lease_owner.as_deref()),
@@ -308,24 +309,19 @@ async fn a_lost_lease_cancels_the_handler_and_writes_nothing() {
 #[tokio::test]
 async fn cancelling_a_running_job_interrupts_its_handler() {
     let h = Harness::new();
-    let gate = Arc::new(Notify::new());
-    let dropped = Arc::new(AtomicBool::new(false));
-    let runner = Runner::new(
-        h.queue.clone(),
-        vec![gated("slow", gate, dropped.clone())],
-        settings(),
-    )
-    .unwrap();
+    let gate = Gate::default();
+    let runner = Runner::new(h.queue.clone(), vec![gate.handler("slow")], settings()).unwrap();
     let id = h
         .queue
         .enqueue("slow", &0, EnqueueOptions::new())
         .unwrap()
         .id;
-    runner.dispatch().await.unwrap();
+    runner.dispatch().unwrap();
+    gate.started.notified().await;
     assert_eq!(h.queue.cancel(id).unwrap(), CancelOutcome::Requested);
-    runner.maintain().await.unwrap();
+    runner.maintain().unwrap();
     runner.drain().await.unwrap();
-    assert!(dropped.load(Ordering::SeqCst));
+    assert!(gate.dropped());
     assert_eq!(
         h.queue.get(id).unwrap().unwrap().status,
         JobStatus::Cancelled
@@ -335,27 +331,23 @@ async fn cancelling_a_running_job_interrupts_its_handler() {
 #[tokio::test]
 async fn a_cancel_from_another_process_arrives_with_the_next_heartbeat() {
     let h = Harness::new();
-    let gate = Arc::new(Notify::new());
-    let dropped = Arc::new(AtomicBool::new(false));
-    let runner = Runner::new(
-        h.queue.clone(),
-        vec![gated("slow", gate, dropped.clone())],
-        settings(),
-    )
-    .unwrap();
+    let gate = Gate::default();
+    let runner = Runner::new(h.queue.clone(), vec![gate.handler("slow")], settings()).unwrap();
     let id = h
         .queue
         .enqueue("slow", &0, EnqueueOptions::new())
         .unwrap()
         .id;
-    runner.dispatch().await.unwrap();
+    runner.dispatch().unwrap();
+    gate.started.notified().await;
     h.second_queue().cancel(id).unwrap();
-    runner.maintain().await.unwrap();
-    assert!(!dropped.load(Ordering::SeqCst), "not heard of yet");
+    runner.maintain().unwrap();
+    tokio::task::yield_now().await;
+    assert!(!gate.dropped(), "not heard of yet");
     h.advance(10 * SEC);
-    runner.maintain().await.unwrap();
+    runner.maintain().unwrap();
     runner.drain().await.unwrap();
-    assert!(dropped.load(Ordering::SeqCst));
+    assert!(gate.dropped());
     assert_eq!(
         h.queue.get(id).unwrap().unwrap().status,
         JobStatus::Cancelled
@@ -365,17 +357,9 @@ async fn a_cancel_from_another_process_arrives_with_the_next_heartbeat() {
 #[tokio::test(start_paused = true)]
 async fn stop_waits_for_the_grace_period_then_releases_without_counting_the_attempt() {
     let h = Harness::new();
-    let quick_gate = Arc::new(Notify::new());
-    let stuck_gate = Arc::new(Notify::new());
-    let dropped = Arc::new(AtomicBool::new(false));
-    let handlers = vec![
-        gated(
-            "quick",
-            quick_gate.clone(),
-            Arc::new(AtomicBool::new(false)),
-        ),
-        gated("stuck", stuck_gate, dropped.clone()),
-    ];
+    let quick_gate = Gate::default();
+    let stuck_gate = Gate::default();
+    let handlers = vec![quick_gate.handler("quick"), stuck_gate.handler("stuck")];
     let runner = Runner::new(h.queue.clone(), handlers, settings()).unwrap();
     let quick = h
         .queue
@@ -387,11 +371,12 @@ async fn stop_waits_for_the_grace_period_then_releases_without_counting_the_atte
         .enqueue("stuck", &0, EnqueueOptions::new())
         .unwrap()
         .id;
-    assert_eq!(runner.dispatch().await.unwrap(), 2);
+    assert_eq!(runner.dispatch().unwrap(), 2);
+    stuck_gate.started.notified().await;
 
     let opener = tokio::spawn(async move {
         tokio::time::sleep(Duration::from_secs(1)).await;
-        quick_gate.notify_one();
+        quick_gate.open.notify_one();
     });
     runner.stop(Duration::from_secs(5)).await.unwrap();
     opener.await.unwrap();
@@ -405,9 +390,9 @@ async fn stop_waits_for_the_grace_period_then_releases_without_counting_the_atte
         (stuck_job.status, stuck_job.attempts),
         (JobStatus::Queued, 0)
     );
-    assert!(dropped.load(Ordering::SeqCst));
+    assert!(stuck_gate.dropped());
     assert_eq!(
-        runner.dispatch().await.unwrap(),
+        runner.dispatch().unwrap(),
         0,
         "a stopped runner claims nothing"
     );
@@ -440,9 +425,9 @@ async fn config_kind_limits_win_over_the_handler_default() {
     .unwrap();
     let mut settings = RunnerSettings::from_config(&config.jobs);
     settings.worker_id = "w".into();
-    let gate = Arc::new(Notify::new());
-    let embed = gated("embed", gate.clone(), Arc::new(AtomicBool::new(false))).concurrency(3);
-    let parse = gated("parse", gate.clone(), Arc::new(AtomicBool::new(false))).concurrency(2);
+    let gate = Gate::default();
+    let embed = gate.handler("embed").concurrency(3);
+    let parse = gate.handler("parse").concurrency(2);
     let runner = Runner::new(h.queue.clone(), vec![embed, parse], settings).unwrap();
     assert_eq!(runner.limit_for("embed"), Some(1));
     assert_eq!(runner.limit_for("parse"), Some(2));
@@ -450,12 +435,8 @@ async fn config_kind_limits_win_over_the_handler_default() {
         h.queue.enqueue("embed", &i, EnqueueOptions::new()).unwrap();
         h.queue.enqueue("parse", &i, EnqueueOptions::new()).unwrap();
     }
-    assert_eq!(
-        runner.dispatch().await.unwrap(),
-        3,
-        "one embed and two parse"
-    );
-    assert_eq!(runner.dispatch().await.unwrap(), 0);
+    assert_eq!(runner.dispatch().unwrap(), 3, "one embed and two parse");
+    assert_eq!(runner.dispatch().unwrap(), 0);
     runner.stop(Duration::ZERO).await.unwrap();
 }
 

@@ -715,8 +715,9 @@ impl Queue {
         self.inner.cancels.subscribe()
     }
 
-    /// The earliest time a queued job of one of `kinds` becomes runnable, if any is
-    /// queued. Jobs that are runnable now count as now-or-earlier.
+    /// About the earliest time a queued job of one of `kinds` becomes runnable, if any
+    /// is queued: exact for short queues, the earliest of the first few hundred in
+    /// claim order for long ones. Jobs that are runnable now count as now-or-earlier.
     pub fn next_run_at(&self, kinds: &[String]) -> Result<Option<Timestamp>> {
         let store = self.store();
         let mut earliest: Option<Timestamp> = None;

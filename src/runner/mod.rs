@@ -1,31 +1,41 @@
-//! The runner: async workers that claim durable jobs and run their handlers.
+//! The runner: claims durable jobs and runs their handlers as tokio tasks.
 //!
-//! One loop per runner does everything, in steps that tests can call one by one:
+//! SQLite work is blocking, so each started runner owns one thread for it. That
+//! thread loops over three steps, which tests can also call one by one:
 //! [`finish_pending`](Runner::finish_pending) writes the outcomes of handlers that
-//! returned (several in one transaction), [`maintain`](Runner::maintain) renews leases
-//! due for renewal (every third of the lease, judged on the injected clock) and acts
-//! on cancellations, and [`dispatch`](Runner::dispatch) claims as many jobs as there
-//! are free slots and starts their handlers as tokio tasks. The loop sleeps until a
-//! job is enqueued in this process, a handler returns, a cancel arrives, or the next
-//! due time or poll interval (jobs written by other processes) comes.
+//! returned (all of them in one transaction), [`maintain`](Runner::maintain) renews
+//! leases a third of the way through (judged on the injected clock) and acts on
+//! cancellations, and [`dispatch`](Runner::dispatch) claims as many jobs as there are
+//! free slots (in one transaction) and spawns their handlers on the tokio runtime.
+//! Between rounds the thread sleeps until a handler returns, a job is enqueued or a
+//! cancel is asked for in this process, a lease is due for renewal, a queued job falls
+//! due, or the poll interval (jobs written by other processes) passes.
+//!
+//! Compared with running each query through `spawn_blocking`, the thread costs two
+//! thread hand-offs per job instead of six, which is most of a no-op job's cost.
 //!
 //! Tests drive the steps, or [`drain`](Runner::drain), with a fake clock and never
 //! sleep; [`start`](Runner::start) is only the loop around them.
 //!
 //! A handler whose job is cancelled, whose lease was lost, or that outlives the grace
-//! period of [`stop`](Runner::stop) has its task aborted (its future is dropped at its
-//! next `.await`). A panic in a handler is caught by its task and counted as a failed
-//! attempt; the runner lives on.
+//! period of [`stop`](Runner::stop) is interrupted: its future is dropped at its next
+//! `.await`. A panic in a handler is caught and counted as a failed attempt.
 
 mod handler;
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::pin::Pin;
 use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
-use tokio::sync::{mpsc, oneshot, Notify};
-use tokio::task::JoinHandle;
+use tokio::runtime::Handle;
+use tokio::sync::{oneshot, Notify};
 use tokio_util::sync::CancellationToken;
 
 pub use handler::{Handler, JobContext, JobError};
@@ -94,7 +104,7 @@ pub struct Ran {
     pub kind: String,
     /// The attempt.
     pub attempt: u32,
-    /// Where the job went; `Err` holds the message of an error writing it.
+    /// Where the job went; `Err` holds why nothing (or not that) was written.
     pub finished: std::result::Result<Finished, String>,
 }
 
@@ -116,10 +126,14 @@ struct RunningJob {
     interrupt: Option<oneshot::Sender<Interrupt>>,
 }
 
-/// An attempt whose handler returned, waiting to be written.
-struct Done {
-    lease: Lease,
-    outcome: Option<Outcome>,
+/// What wakes the runner's thread.
+enum Signal {
+    /// A handler returned; `None` outcome: write nothing.
+    Done(Lease, Option<Outcome>),
+    /// Jobs may be runnable, or a cancel was asked for: run a round.
+    Wake,
+    /// Leave the loop.
+    Stop,
 }
 
 struct Inner {
@@ -129,14 +143,17 @@ struct Inner {
     request: ClaimRequest,
     settings: RunnerSettings,
     running: Mutex<HashMap<JobId, RunningJob>>,
-    done_tx: mpsc::UnboundedSender<Done>,
-    done_rx: tokio::sync::Mutex<mpsc::UnboundedReceiver<Done>>,
-    // Wakes the loop: a handler returned.
+    signals: mpsc::Sender<Signal>,
+    // Mutex: only one of the loop thread, drain() and stop() reads at a time.
+    inbox: Mutex<mpsc::Receiver<Signal>>,
+    // Wakes drain() and stop(), which wait in async code, when a handler returns.
     done_ready: Notify,
     cancels: Mutex<tokio::sync::broadcast::Receiver<JobId>>,
-    shutdown: CancellationToken,
-    loop_task: Mutex<Option<JoinHandle<()>>>,
-    // Clock time of the last retention sweep, in ms.
+    stopping: CancellationToken,
+    runtime: Mutex<Option<Handle>>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+    // Clock time of the last retention sweep, in ms; Relaxed: only this runner's
+    // rounds read it, one at a time.
     last_prune: AtomicI64,
     reports: Mutex<Vec<Ran>>,
 }
@@ -158,16 +175,19 @@ impl std::fmt::Debug for Runner {
 
 impl Runner {
     /// A runner over `queue` with these handlers. Registers each handler's kind with
-    /// the queue (schemas, retry, attempts). Fails when a kind is registered twice or
-    /// the settings are impossible.
+    /// the queue (schemas, retry, attempts). Fails when a kind has two handlers or the
+    /// settings are impossible.
     pub fn new(queue: Queue, handlers: Vec<Handler>, settings: RunnerSettings) -> Result<Runner> {
         if settings.workers == 0 {
             return Err(Error::invalid_argument("workers", "must be at least 1"));
         }
-        if settings.lease.is_zero() || settings.poll_interval.is_zero() {
+        if settings.lease.is_zero() {
+            return Err(Error::invalid_argument("lease", "must be longer than zero"));
+        }
+        if settings.poll_interval.is_zero() {
             return Err(Error::invalid_argument(
-                "lease",
-                "lease and poll interval must be longer than zero",
+                "poll_interval",
+                "must be longer than zero",
             ));
         }
         let mut by_kind = HashMap::new();
@@ -197,7 +217,7 @@ impl Runner {
         let mut kinds: Vec<String> = by_kind.keys().cloned().collect();
         kinds.sort();
         request.kinds = kinds.clone();
-        let (done_tx, done_rx) = mpsc::unbounded_channel();
+        let (signals, inbox) = mpsc::channel();
         let cancels = queue.cancel_requests();
         Ok(Runner {
             inner: Arc::new(Inner {
@@ -207,12 +227,13 @@ impl Runner {
                 request,
                 settings,
                 running: Mutex::new(HashMap::new()),
-                done_tx,
-                done_rx: tokio::sync::Mutex::new(done_rx),
+                signals,
+                inbox: Mutex::new(inbox),
                 done_ready: Notify::new(),
                 cancels: Mutex::new(cancels),
-                shutdown: CancellationToken::new(),
-                loop_task: Mutex::new(None),
+                stopping: CancellationToken::new(),
+                runtime: Mutex::new(None),
+                thread: Mutex::new(None),
                 last_prune: AtomicI64::new(i64::MIN),
                 reports: Mutex::new(Vec::new()),
             }),
@@ -245,86 +266,100 @@ impl Runner {
 
     // ===== steps =====
 
-    /// Claims up to the free slots' worth of runnable jobs and starts their handlers.
-    /// Returns how many started.
-    pub async fn dispatch(&self) -> Result<usize> {
-        if self.inner.shutdown.is_cancelled() {
+    /// Claims up to the free slots' worth of runnable jobs in one transaction and
+    /// spawns their handlers on the tokio runtime (the one [`start`](Runner::start)
+    /// ran on, else the current one). Returns how many started.
+    ///
+    /// Blocks on SQLite: call it from a test or a blocking context.
+    pub fn dispatch(&self) -> Result<usize> {
+        if self.inner.stopping.is_cancelled() || self.inner.kinds.is_empty() {
             return Ok(0);
         }
         let free = (self.inner.settings.workers as usize).saturating_sub(self.running());
-        if free == 0 || self.inner.kinds.is_empty() {
+        if free == 0 {
             return Ok(0);
         }
+        let runtime = match lock(&self.inner.runtime).clone() {
+            Some(handle) => handle,
+            None => Handle::try_current().map_err(|_| {
+                Error::invalid_argument("runtime", "dispatch needs a tokio runtime")
+            })?,
+        };
         let mut request = self.inner.request.clone();
         request.max_jobs = free as u32;
-        let queue = self.inner.queue.clone();
-        let claimed = blocking(move || queue.claim(&request)).await?;
+        let claimed = self.inner.queue.claim(&request)?;
         let count = claimed.len();
         for job in claimed {
-            self.launch(job);
+            self.launch(&runtime, job);
         }
         Ok(count)
     }
 
     /// Writes the outcomes of handlers that returned, all in one transaction.
-    /// Returns how many.
-    pub async fn finish_pending(&self) -> Result<usize> {
+    /// Returns how many attempts ended.
+    ///
+    /// Blocks on SQLite: call it from a test or a blocking context.
+    pub fn finish_pending(&self) -> Result<usize> {
         let mut batch = Vec::new();
-        {
-            let mut done_rx = self.inner.done_rx.lock().await;
-            while let Ok(done) = done_rx.try_recv() {
-                batch.push(done);
+        for signal in lock(&self.inner.inbox).try_iter() {
+            if let Signal::Done(lease, outcome) = signal {
+                batch.push((lease, outcome));
             }
         }
+        self.finish(batch)
+    }
+
+    fn finish(&self, batch: Vec<(Lease, Option<Outcome>)>) -> Result<usize> {
         if batch.is_empty() {
             return Ok(0);
         }
-        let count = batch.len();
         let writes: Vec<(Lease, Outcome)> = batch
             .iter()
-            .filter_map(|done| Some((done.lease.clone(), done.outcome.clone()?)))
+            .filter_map(|(lease, outcome)| Some((lease.clone(), outcome.clone()?)))
             .collect();
-        let queue = self.inner.queue.clone();
-        let results = blocking(move || queue.finish_batch(writes)).await;
-        let mut results = match results {
+        let written = self.inner.queue.finish_batch(writes);
+        self.forget(batch.iter().map(|(lease, _)| lease.job_id));
+        let mut results = match written {
             Ok(results) => results.into_iter(),
             Err(error) => {
                 // Nothing was written: the leases run out and the jobs run again.
                 tracing::error!(%error, "could not record finished jobs");
-                self.forget(batch.iter().map(|done| done.lease.job_id));
                 return Err(error);
             }
         };
-        let mut reports = Vec::with_capacity(count);
-        for done in &batch {
-            let finished = match done.outcome {
+        let mut reports = lock(&self.inner.reports);
+        for (lease, outcome) in &batch {
+            let finished = match outcome {
                 Some(_) => results
                     .next()
                     .map_or(Err("missing result".to_owned()), |r| {
-                        r.map_err(|error| error.to_string())
+                        r.map_err(|e| e.to_string())
                     }),
                 None => Err("lease lost; nothing written".to_owned()),
             };
             if let Err(error) = &finished {
-                tracing::warn!(job = %done.lease.job_id, %error, "attempt not recorded");
+                tracing::warn!(job = %lease.job_id, %error, "attempt not recorded");
             }
             reports.push(Ran {
-                id: done.lease.job_id,
-                kind: done.lease.kind.clone(),
-                attempt: done.lease.attempt,
+                id: lease.job_id,
+                kind: lease.kind.clone(),
+                attempt: lease.attempt,
                 finished,
             });
         }
-        self.forget(batch.iter().map(|done| done.lease.job_id));
-        lock(&self.inner.reports).extend(reports);
-        Ok(count)
+        // Only drain() reads the reports: keep the last few thousand at most.
+        let excess = reports.len().saturating_sub(10_000);
+        reports.drain(..excess);
+        Ok(batch.len())
     }
 
     /// Acts on cancellations asked for through this queue handle, renews leases that
     /// are a third of the way through (on the injected clock), interrupts handlers
     /// whose job was cancelled elsewhere or whose lease was lost, and deletes finished
-    /// jobs past retention once an hour.
-    pub async fn maintain(&self) -> Result<()> {
+    /// jobs past retention once an hour of clock time.
+    ///
+    /// Blocks on SQLite: call it from a test or a blocking context.
+    pub fn maintain(&self) -> Result<()> {
         let cancelled: Vec<JobId> = {
             let mut cancels = lock(&self.inner.cancels);
             let mut ids = Vec::new();
@@ -332,8 +367,13 @@ impl Runner {
                 match cancels.try_recv() {
                     Ok(id) => ids.push(id),
                     Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => {
-                        // Some were lost: check every running job on its heartbeat.
-                        ids.extend(lock(&self.inner.running).keys().copied());
+                        // Some were lost: ask about every running job now.
+                        self.renew(
+                            lock(&self.inner.running)
+                                .values()
+                                .map(|j| j.lease.clone())
+                                .collect(),
+                        );
                     }
                     Err(_) => break,
                 }
@@ -353,10 +393,28 @@ impl Runner {
             })
             .map(|job| job.lease.clone())
             .collect();
-        for lease in due {
-            let queue = self.inner.queue.clone();
-            let beat_lease = lease.clone();
-            match blocking(move || queue.heartbeat(&beat_lease)).await {
+        self.renew(due);
+
+        if let Some(retention) = self.inner.settings.retention {
+            let last = self.inner.last_prune.load(Ordering::Relaxed);
+            if now.as_millis().saturating_sub(last) >= 3_600_000 {
+                self.inner
+                    .last_prune
+                    .store(now.as_millis(), Ordering::Relaxed);
+                match self.inner.queue.prune(retention) {
+                    Ok(0) => {}
+                    Ok(pruned) => tracing::debug!(pruned, "deleted finished jobs past retention"),
+                    Err(error) => tracing::warn!(%error, "retention sweep failed"),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn renew(&self, leases: Vec<Lease>) {
+        let now = self.now();
+        for lease in leases {
+            match self.inner.queue.heartbeat(&lease) {
                 Ok(beat) => {
                     if let Some(job) = lock(&self.inner.running).get_mut(&lease.job_id) {
                         job.renewed_at = now;
@@ -368,42 +426,28 @@ impl Runner {
                 }
                 Err(Error::LostLease { .. }) => self.interrupt(lease.job_id, Interrupt::LostLease),
                 Err(error) => {
-                    tracing::warn!(job = %lease.job_id, %error, "lease renewal failed; will retry")
+                    tracing::warn!(job = %lease.job_id, %error, "lease renewal failed; will retry");
                 }
             }
         }
-
-        if let Some(retention) = self.inner.settings.retention {
-            let last = self.inner.last_prune.load(Ordering::Relaxed);
-            if now.as_millis().saturating_sub(last) >= 3_600_000 {
-                self.inner
-                    .last_prune
-                    .store(now.as_millis(), Ordering::Relaxed);
-                let queue = self.inner.queue.clone();
-                match blocking(move || queue.prune(retention)).await {
-                    Ok(0) => {}
-                    Ok(pruned) => tracing::debug!(pruned, "deleted finished jobs past retention"),
-                    Err(error) => tracing::warn!(%error, "retention sweep failed"),
-                }
-            }
-        }
-        Ok(())
     }
 
-    /// Runs until nothing is runnable at the clock's now and nothing is running, and
-    /// reports every attempt that ended. For tests: with a fake clock, jobs delayed
-    /// into the future stay queued.
+    /// Runs rounds until nothing is runnable at the clock's now and nothing is
+    /// running, and reports every attempt that ended. For tests: with a fake clock,
+    /// jobs delayed into the future stay queued. Do not call it on a started runner.
     pub async fn drain(&self) -> Result<Vec<Ran>> {
         lock(&self.inner.reports).clear();
         loop {
-            self.finish_pending().await?;
-            self.maintain().await?;
-            let started = self.dispatch().await?;
+            // Registered before the round, so a handler returning meanwhile is seen.
+            let done = self.inner.done_ready.notified();
+            self.finish_pending()?;
+            self.maintain()?;
+            let started = self.dispatch()?;
             if started == 0 && self.running() == 0 {
                 break;
             }
             if started == 0 {
-                self.inner.done_ready.notified().await;
+                done.await;
             }
         }
         Ok(std::mem::take(&mut *lock(&self.inner.reports)))
@@ -411,76 +455,123 @@ impl Runner {
 
     // ===== background =====
 
-    /// Starts the loop on the current tokio runtime. Calling it twice does nothing.
+    /// Starts the runner's thread; handlers run on the current tokio runtime.
+    /// Calling it again, or after [`stop`](Runner::stop), does nothing.
+    ///
+    /// # Panics
+    ///
+    /// Outside a tokio runtime.
     pub fn start(&self) {
-        let mut task = lock(&self.inner.loop_task);
-        if task.is_some() || self.inner.shutdown.is_cancelled() {
+        let mut thread = lock(&self.inner.thread);
+        if thread.is_some() || self.inner.stopping.is_cancelled() {
             return;
         }
-        let runner = self.clone();
-        *task = Some(tokio::spawn(async move { runner.run_loop().await }));
-    }
-
-    async fn run_loop(&self) {
+        *lock(&self.inner.runtime) = Some(Handle::current());
+        // Forward in-process wake-ups (enqueue, cancel) to the thread.
         let mut wake_ups = self.inner.queue.wake_ups();
         let mut cancels = self.inner.queue.cancel_requests();
-        loop {
-            if let Err(error) = self.step().await {
-                tracing::warn!(%error, "runner step failed; retrying after the poll interval");
+        let signals = self.inner.signals.clone();
+        let stopping = self.inner.stopping.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = stopping.cancelled() => return,
+                    changed = wake_ups.changed() => if changed.is_err() { return },
+                    _ = cancels.recv() => {}
+                }
+                if signals.send(Signal::Wake).is_err() {
+                    return;
+                }
             }
-            let wait = self.next_wait();
-            tokio::select! {
-                _ = self.inner.shutdown.cancelled() => return,
-                _ = wake_ups.changed() => {}
-                _ = self.inner.done_ready.notified() => {}
-                _ = cancels.recv() => {}
-                _ = tokio::time::sleep(wait) => {}
+        });
+        let runner = self.clone();
+        let spawned = std::thread::Builder::new()
+            .name("jobs-runner".into())
+            .spawn(move || runner.run_loop());
+        match spawned {
+            Ok(handle) => *thread = Some(handle),
+            Err(error) => tracing::error!(%error, "could not start the runner thread"),
+        }
+    }
+
+    fn run_loop(&self) {
+        let mut batch = Vec::new();
+        loop {
+            let saturated = match self.round(std::mem::take(&mut batch)) {
+                Ok(saturated) => saturated,
+                Err(error) => {
+                    tracing::warn!(%error, "runner round failed; trying again after the poll interval");
+                    false
+                }
+            };
+            let wait = self.next_wait(saturated);
+            let inbox = lock(&self.inner.inbox);
+            let first = match inbox.recv_timeout(wait) {
+                Ok(signal) => signal,
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => return,
+            };
+            // Take everything that is waiting: several outcomes make one transaction.
+            for signal in std::iter::once(first).chain(inbox.try_iter()) {
+                match signal {
+                    Signal::Done(lease, outcome) => batch.push((lease, outcome)),
+                    Signal::Wake => {}
+                    Signal::Stop => {
+                        drop(inbox);
+                        if let Err(error) = self.finish(batch) {
+                            tracing::warn!(%error, "could not record finished jobs at stop");
+                        }
+                        return;
+                    }
+                }
             }
         }
     }
 
-    async fn step(&self) -> Result<()> {
-        self.finish_pending().await?;
-        self.maintain().await?;
-        self.dispatch().await?;
-        Ok(())
+    /// One round of the loop. Returns whether every slot is busy.
+    fn round(&self, batch: Vec<(Lease, Option<Outcome>)>) -> Result<bool> {
+        self.finish(batch)?;
+        self.maintain()?;
+        self.dispatch()?;
+        Ok(self.running() >= self.inner.settings.workers as usize)
     }
 
-    /// How long the loop may sleep: until the poll interval, the next queued job's
-    /// run time, or the next lease renewal, whichever comes first.
-    fn next_wait(&self) -> Duration {
+    /// How long the thread may sleep: until the poll interval, the next lease
+    /// renewal, or (when a slot is free) the next queued job's run time.
+    fn next_wait(&self, saturated: bool) -> Duration {
         let now = self.now();
         let mut wait = self.inner.settings.poll_interval;
         for job in lock(&self.inner.running).values() {
             let renew_at = job.renewed_at.saturating_add(job.lease.length() / 3);
             wait = wait.min(renew_at.duration_since(now));
         }
-        let free = (self.inner.settings.workers as usize) > self.running();
-        if free {
-            let queue = &self.inner.queue;
-            if let Ok(Some(at)) = queue.next_run_at(&self.inner.kinds) {
+        if !saturated {
+            if let Ok(Some(at)) = self.inner.queue.next_run_at(&self.inner.kinds) {
                 wait = wait.min(at.duration_since(now));
             }
         }
-        wait
+        // Never spin: a job due "now" that a cap keeps back is retried shortly.
+        wait.max(Duration::from_millis(1))
     }
 
     /// Stops claiming, lets running handlers finish for `grace`, then interrupts the
     /// rest and gives their jobs back without counting the attempt.
     pub async fn stop(&self, grace: Duration) -> Result<()> {
-        self.inner.shutdown.cancel();
-        let task = lock(&self.inner.loop_task).take();
-        if let Some(task) = task {
-            let _ = task.await;
+        self.inner.stopping.cancel();
+        let thread = lock(&self.inner.thread).take();
+        if let Some(thread) = thread {
+            let _ = self.inner.signals.send(Signal::Stop);
+            // Joining a thread blocks; it ends within one round.
+            let _ = tokio::task::spawn_blocking(move || thread.join()).await;
         }
         let deadline = tokio::time::Instant::now() + grace;
         loop {
-            self.finish_pending().await?;
+            let done = self.inner.done_ready.notified();
+            self.finish_pending()?;
             if self.running() == 0 {
                 return Ok(());
             }
-            let notified = self.inner.done_ready.notified();
-            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+            if tokio::time::timeout_at(deadline, done).await.is_err() {
                 break;
             }
         }
@@ -489,9 +580,9 @@ impl Runner {
             self.interrupt(id, Interrupt::Release);
         }
         while self.running() > 0 {
-            let notified = self.inner.done_ready.notified();
-            if self.finish_pending().await? == 0 {
-                notified.await;
+            let done = self.inner.done_ready.notified();
+            if self.finish_pending()? == 0 {
+                done.await;
             }
         }
         Ok(())
@@ -510,10 +601,9 @@ impl Runner {
         }
     }
 
-    /// Stops a running handler for `why`. The job's task sends its outcome.
+    /// Stops a running handler for `why`; its task then reports the outcome.
     fn interrupt(&self, id: JobId, why: Interrupt) {
-        let mut running = lock(&self.inner.running);
-        if let Some(job) = running.get_mut(&id) {
+        if let Some(job) = lock(&self.inner.running).get_mut(&id) {
             job.token.cancel();
             if let Some(interrupt) = job.interrupt.take() {
                 let _ = interrupt.send(why);
@@ -521,11 +611,12 @@ impl Runner {
         }
     }
 
-    /// Starts the handler of a claimed job in its own task.
-    fn launch(&self, claimed: ClaimedJob) {
+    /// Spawns the handler of a claimed job as one task that also catches its panic
+    /// and listens for interrupts.
+    fn launch(&self, runtime: &Handle, claimed: ClaimedJob) {
         let ClaimedJob { job, lease } = claimed;
         let Some(handler) = self.inner.handlers.get(&job.kind) else {
-            // The claim names only our kinds; this cannot happen, but never panic.
+            // A claim names only our kinds; never panic over it all the same.
             tracing::error!(kind = %job.kind, "claimed a job with no handler");
             return;
         };
@@ -548,58 +639,42 @@ impl Runner {
                 interrupt: Some(interrupt_tx),
             },
         );
-        let work = tokio::spawn((handler.run)(job.payload, ctx));
+        let work = CatchUnwind((handler.run)(job.payload, ctx));
         let inner = self.inner.clone();
-        tokio::spawn(async move {
-            let outcome = supervise(work, interrupt_rx).await;
-            let _ = inner.done_tx.send(Done { lease, outcome });
-            inner.done_ready.notify_waiters();
+        runtime.spawn(async move {
+            let outcome = tokio::select! {
+                joined = work => Some(match joined {
+                    Ok(Ok(result)) => Outcome::Succeeded(result),
+                    Ok(Err(JobError::Permanent(message))) => Outcome::Failed(JobFailure::permanent(message)),
+                    Ok(Err(JobError::Retryable(message))) => Outcome::Failed(JobFailure::retryable(message)),
+                    Err(panic) => Outcome::Failed(JobFailure::retryable(format!("handler panicked: {panic}"))),
+                }),
+                why = interrupt_rx => match why {
+                    Ok(Interrupt::Cancel) => Some(Outcome::Cancelled),
+                    Ok(Interrupt::Release) => Some(Outcome::Released),
+                    Ok(Interrupt::LostLease) | Err(_) => None,
+                },
+            };
+            // The thread (or drain/stop) writes it; a closed inbox means the runner
+            // is gone and the lease will simply run out.
+            let _ = inner.signals.send(Signal::Done(lease, outcome));
             inner.done_ready.notify_one();
         });
     }
 }
 
-/// Waits for a handler's task or an interrupt, whichever comes first, and turns the
-/// result into what should be written (`None`: write nothing).
-async fn supervise(
-    mut work: JoinHandle<std::result::Result<Option<serde_json::Value>, JobError>>,
-    interrupt: oneshot::Receiver<Interrupt>,
-) -> Option<Outcome> {
-    let joined = tokio::select! {
-        joined = &mut work => joined,
-        why = interrupt => {
-            work.abort();
-            let _ = (&mut work).await;
-            return match why {
-                Ok(Interrupt::Cancel) => Some(Outcome::Cancelled),
-                Ok(Interrupt::Release) => Some(Outcome::Released),
-                Ok(Interrupt::LostLease) | Err(_) => None,
-            };
-        }
-    };
-    Some(match joined {
-        Ok(Ok(result)) => Outcome::Succeeded(result),
-        Ok(Err(JobError::Permanent(message))) => Outcome::Failed(JobFailure::permanent(message)),
-        Ok(Err(JobError::Retryable(message))) => Outcome::Failed(JobFailure::retryable(message)),
-        Err(error) if error.is_panic() => {
-            let message = panic_message(&*error.into_panic());
-            Outcome::Failed(JobFailure::retryable(format!(
-                "handler panicked: {message}"
-            )))
-        }
-        Err(_) => Outcome::Failed(JobFailure::retryable("handler task was cancelled")),
-    })
-}
+/// Polls a future, turning a panic inside it into an `Err` with the panic's message.
+struct CatchUnwind<F>(F);
 
-/// Runs blocking queue work off the async threads.
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T> + Send + 'static,
-) -> Result<T> {
-    match tokio::task::spawn_blocking(work).await {
-        Ok(result) => result,
-        Err(error) => Err(Error::invalid_argument(
-            "runner",
-            format!("a database task stopped: {error}"),
-        )),
+impl<F: Future + Unpin> Future for CatchUnwind<F> {
+    type Output = std::result::Result<F::Output, String>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let inner = &mut self.0;
+        match catch_unwind(AssertUnwindSafe(|| Pin::new(inner).poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
+            Err(panic) => Poll::Ready(Err(panic_message(&*panic))),
+        }
     }
 }

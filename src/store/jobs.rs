@@ -13,6 +13,9 @@ const JOB_COLUMNS: &str = "id, kind, payload, status, priority, run_at, attempts
      lease_owner, lease_expires_at, cancel_requested, dedupe_key, last_error, result, \
      parent_id, actor, created_at, updated_at, finished_at";
 
+/// How many queued jobs [`next_run_at`] looks at, at most.
+const NEXT_RUN_SCAN: u32 = 256;
+
 /// A row to insert.
 pub(crate) struct NewRow<'a> {
     pub kind: &'a str,
@@ -327,12 +330,16 @@ pub(crate) fn cancel(tx: &Transaction<'_>, id: JobId, now: Timestamp) -> Result<
     }
 }
 
-/// The earliest `run_at` among queued jobs of `kind`.
+/// The earliest `run_at` among the first [`NEXT_RUN_SCAN`] queued jobs of `kind` in
+/// claim order. Bounded on purpose: the ready index is ordered by priority first, so
+/// an exact minimum would read every queued job of the kind. The runner only uses it
+/// to sleep less than its poll interval.
 pub(crate) fn next_run_at(conn: &Connection, kind: &str) -> Result<Option<Timestamp>> {
     let at: Option<i64> = conn
-        .prepare_cached(
-            "SELECT min(run_at) FROM jobs INDEXED BY jobs_ready WHERE status = 'queued' AND kind = ?1",
-        )?
+        .prepare_cached(&format!(
+            "SELECT min(run_at) FROM (SELECT run_at FROM jobs INDEXED BY jobs_ready \
+             WHERE status = 'queued' AND kind = ?1 LIMIT {NEXT_RUN_SCAN})"
+        ))?
         .query_row([kind], |r| r.get(0))?;
     Ok(at.map(Timestamp::from_millis))
 }
