@@ -484,3 +484,40 @@ async fn the_background_loop_wakes_on_enqueue() {
     assert_eq!(got.unwrap(), Some(7));
     runner.stop(Duration::from_secs(1)).await.unwrap();
 }
+
+#[tokio::test]
+async fn config_sets_the_queue_defaults_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config::parse(
+        "[jobs]\nmax_attempts = 2\nbackoff_base_seconds = 3\nbackoff_jitter = 0\n",
+        "config.toml",
+    )
+    .unwrap();
+    let clock = tauri_plugin_jobs::clock::FakeClock::new(common::START);
+    let queue = tauri_plugin_jobs::queue::Queue::open(
+        dir.path().join("raw.db"),
+        tauri_plugin_jobs::queue::QueueOptions::new()
+            .clock(clock.clone())
+            .config(&config.jobs),
+    )
+    .unwrap();
+    let id = queue.enqueue("k", &1, EnqueueOptions::new()).unwrap().id;
+    assert_eq!(queue.get(id).unwrap().unwrap().max_attempts, 2);
+    let claimed = queue
+        .claim(&ClaimRequest::new("w", ["k"]))
+        .unwrap()
+        .pop()
+        .unwrap();
+    let finished = queue
+        .fail(
+            &claimed.lease,
+            tauri_plugin_jobs::queue::JobFailure::retryable("x"),
+        )
+        .unwrap();
+    assert_eq!(
+        finished,
+        Finished::Retrying {
+            at: common::START.saturating_add(3 * SEC)
+        }
+    );
+}

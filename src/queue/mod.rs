@@ -37,6 +37,7 @@ use tokio::sync::{broadcast, watch};
 
 use crate::bus::{EventBus, JobStateChanged};
 use crate::clock::{duration_millis, Clock, SystemClock, Timestamp};
+use crate::config::JobsConfig;
 use crate::error::{Error, Result};
 use crate::locks::{lock, read, write};
 use crate::random::{RandomSource, ThreadRandom};
@@ -160,6 +161,21 @@ impl QueueOptions {
     /// The largest payload or result, as JSON bytes.
     pub fn max_payload_bytes(mut self, bytes: usize) -> Self {
         self.max_payload_bytes = bytes;
+        self
+    }
+
+    /// Applies what `config.toml`'s `[jobs]` section sets: `synchronous`,
+    /// `max_attempts` and the `backoff_*` keys. Unset keys leave these options alone.
+    pub fn config(mut self, config: &JobsConfig) -> Self {
+        if let Some(synchronous) = config.synchronous {
+            self.store.synchronous = synchronous;
+        }
+        if let Some(attempts) = config.max_attempts {
+            self = self.max_attempts(attempts);
+        }
+        if let Some(policy) = config.retry {
+            self.retry = policy;
+        }
         self
     }
 }
