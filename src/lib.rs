@@ -40,6 +40,7 @@ mod plugin;
 pub mod queue;
 pub mod random;
 pub mod runner;
+pub mod scheduler;
 mod store;
 
 pub use error::{Error, Result};

@@ -209,7 +209,7 @@ struct Inner {
 }
 
 /// What a transaction changed, to publish once it is committed.
-type Changes = Vec<Change>;
+pub(crate) type Changes = Vec<Change>;
 
 impl Queue {
     /// Opens the queue in the database at `path`, creating and migrating it as needed.
@@ -295,48 +295,41 @@ impl Queue {
     pub fn enqueue_batch(&self, jobs: impl IntoIterator<Item = NewJob>) -> Result<Vec<Enqueued>> {
         let now = self.now();
         let prepared = self.prepare_new(jobs, now)?;
-        let (enqueued, changes) = self.store().write(|tx| {
+        self.transact(now, |tx, changes| {
+            prepared
+                .iter()
+                .map(|job| insert_prepared(tx, job, now, changes))
+                .collect()
+        })
+    }
+
+    /// Runs `work` in one write transaction and publishes the state changes it
+    /// collected once it has committed. For the modules that write jobs together with
+    /// rows of their own (the scheduler).
+    pub(crate) fn transact<T>(
+        &self,
+        now: Timestamp,
+        mut work: impl FnMut(&Transaction<'_>, &mut Changes) -> Result<T>,
+    ) -> Result<T> {
+        let (value, changes) = self.store().write(|tx| {
             let mut changes = Changes::new();
-            let mut enqueued = Vec::with_capacity(prepared.len());
-            for job in &prepared {
-                if let Some(parent) = job.parent {
-                    if jobs::get(tx, parent)?.is_none() {
-                        return Err(Error::JobNotFound(parent));
-                    }
-                }
-                let (id, created) = jobs::insert(
-                    tx,
-                    &NewRow {
-                        kind: &job.kind,
-                        payload: &job.payload,
-                        priority: job.priority,
-                        run_at: job.run_at,
-                        max_attempts: job.max_attempts,
-                        dedupe_key: job.dedupe_key.as_deref(),
-                        parent: job.parent,
-                        actor: job.actor,
-                        now,
-                    },
-                )?;
-                if created {
-                    changes.push(Change {
-                        id,
-                        kind: job.kind.clone(),
-                        from: None,
-                        to: JobStatus::Queued,
-                        attempt: 0,
-                    });
-                }
-                enqueued.push(Enqueued { id, created });
-            }
-            Ok((enqueued, changes))
+            let value = work(tx, &mut changes)?;
+            Ok((value, changes))
         })?;
         self.publish(changes, now);
-        Ok(enqueued)
+        Ok(value)
+    }
+
+    /// Runs `read` on the connection.
+    pub(crate) fn read<T>(
+        &self,
+        read: impl FnOnce(&rusqlite::Connection) -> Result<T>,
+    ) -> Result<T> {
+        read(self.store().conn())
     }
 
     /// Checks and serialises new jobs before any transaction starts.
-    fn prepare_new(
+    pub(crate) fn prepare_new(
         &self,
         jobs: impl IntoIterator<Item = NewJob>,
         now: Timestamp,
@@ -831,8 +824,46 @@ impl Queue {
     }
 }
 
+/// Inserts a checked job in `tx`, unless its dedupe key is taken.
+pub(crate) fn insert_prepared(
+    tx: &Transaction<'_>,
+    job: &PreparedJob,
+    now: Timestamp,
+    changes: &mut Changes,
+) -> Result<Enqueued> {
+    if let Some(parent) = job.parent {
+        if jobs::get(tx, parent)?.is_none() {
+            return Err(Error::JobNotFound(parent));
+        }
+    }
+    let (id, created) = jobs::insert(
+        tx,
+        &NewRow {
+            kind: &job.kind,
+            payload: &job.payload,
+            priority: job.priority,
+            run_at: job.run_at,
+            max_attempts: job.max_attempts,
+            dedupe_key: job.dedupe_key.as_deref(),
+            parent: job.parent,
+            actor: job.actor,
+            now,
+        },
+    )?;
+    if created {
+        changes.push(Change {
+            id,
+            kind: job.kind.clone(),
+            from: None,
+            to: JobStatus::Queued,
+            attempt: 0,
+        });
+    }
+    Ok(Enqueued { id, created })
+}
+
 /// A new job, checked and serialised.
-struct PreparedJob {
+pub(crate) struct PreparedJob {
     kind: String,
     payload: String,
     priority: Priority,

@@ -44,6 +44,28 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     CREATE INDEX jobs_finished ON jobs (finished_at) WHERE finished_at IS NOT NULL;
     CREATE INDEX jobs_parent ON jobs (parent_id) WHERE parent_id IS NOT NULL;
     "#,
+    // 2: schedules.
+    r#"
+    CREATE TABLE schedules (
+        name        TEXT    PRIMARY KEY,
+        kind        TEXT    NOT NULL,
+        payload     TEXT    NOT NULL,
+        priority    INTEGER NOT NULL,
+        dedupe_key  TEXT,
+        actor       TEXT    NOT NULL CHECK (actor IN ('user', 'agent', 'system')),
+        -- Exactly one of the two: a fixed interval in ms, or a cron expression (UTC).
+        interval_ms INTEGER CHECK (interval_ms IS NULL OR interval_ms > 0),
+        cron        TEXT,
+        next_run    INTEGER NOT NULL,
+        paused      INTEGER NOT NULL DEFAULT 0,
+        last_run    INTEGER,
+        last_job_id INTEGER,
+        created_at  INTEGER NOT NULL,
+        updated_at  INTEGER NOT NULL,
+        CHECK ((interval_ms IS NULL) <> (cron IS NULL))
+    ) WITHOUT ROWID;
+    CREATE INDEX schedules_due ON schedules (next_run) WHERE paused = 0;
+    "#,
 ];
 
 /// The schema version this build writes and reads.

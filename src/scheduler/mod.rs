@@ -1,0 +1,542 @@
+//! The scheduler: fixed intervals and five-field cron in UTC, stored in `raw.db`.
+//!
+//! A schedule names a job (kind, payload, priority, dedupe key, actor) and when to
+//! enqueue it. Its `next_run` lives in `raw.db`, and [`tick`](Scheduler::tick)
+//! enqueues every due job and advances `next_run` in the same transaction, so a
+//! restart neither repeats a run nor skips one, and two schedulers on one file (two
+//! processes) never enqueue the same slot twice. After downtime of several periods
+//! the missed runs collapse into one, and `next_run` moves to the first slot after
+//! now.
+//!
+//! The background loop ([`start`](Scheduler::start)) is a thin wrapper around `tick`.
+//! It never sleeps more than [`MAX_SLEEP`] at a time and judges due-ness on the
+//! wall clock, because monotonic timers stop while the machine is suspended: a run
+//! that fell due during a suspension happens within `MAX_SLEEP` of waking up.
+//!
+//! Choices worth knowing:
+//! - A new interval schedule first runs one interval after it is added; a new cron
+//!   schedule at its first slot after now.
+//! - [`upsert`](Scheduler::upsert) of an existing schedule keeps its `next_run` when
+//!   the timing (interval or expression) is unchanged, so changing a payload does not
+//!   shift the cadence; a changed timing resets it to the first slot after now.
+//!   [`reset`](Scheduler::reset) resets it on purpose.
+//! - A paused schedule does not run; [`resume`](Scheduler::resume) sets `next_run` to
+//!   the first slot after now, so a pause does not end in a burst.
+//! - A due run whose payload no longer fits its kind's schema is skipped (logged) and
+//!   the schedule moves on.
+
+mod cron;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+pub use cron::{Cron, CronError};
+
+use crate::clock::{duration_millis, Timestamp};
+use crate::error::{Error, Result};
+use crate::locks::lock;
+use crate::queue::{
+    insert_prepared, Actor, EnqueueOptions, JobId, NewJob, Priority, Queue, MAX_KIND_BYTES,
+};
+use crate::store::schedules::{self, ScheduleRow};
+
+/// The longest the background loop sleeps before looking at the wall clock again.
+pub const MAX_SLEEP: Duration = Duration::from_secs(30);
+/// The shortest interval a schedule may have.
+pub const MIN_INTERVAL: Duration = Duration::from_secs(1);
+
+/// When a schedule runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Every {
+    /// A fixed interval, phase kept from the first slot.
+    Interval(Duration),
+    /// A cron expression, in UTC.
+    Cron(Cron),
+}
+
+impl Every {
+    /// The first slot after `now` for a new schedule.
+    fn first_after(&self, now: Timestamp) -> Timestamp {
+        match self {
+            Every::Interval(interval) => now.saturating_add(*interval),
+            Every::Cron(cron) => cron
+                .next_after(now)
+                .unwrap_or(Timestamp::from_millis(i64::MAX)),
+        }
+    }
+
+    /// The first slot after `now` that follows `slot`: missed slots collapse.
+    fn next_after(&self, slot: Timestamp, now: Timestamp) -> Timestamp {
+        match self {
+            Every::Interval(interval) => {
+                let step = duration_millis(*interval).max(1);
+                let behind = now.as_millis().saturating_sub(slot.as_millis()).max(0);
+                let periods = behind / step + 1;
+                Timestamp::from_millis(
+                    slot.as_millis()
+                        .saturating_add(periods.saturating_mul(step)),
+                )
+            }
+            Every::Cron(cron) => cron
+                .next_after(now)
+                .unwrap_or(Timestamp::from_millis(i64::MAX)),
+        }
+    }
+
+    fn columns(&self) -> (Option<i64>, Option<String>) {
+        match self {
+            Every::Interval(interval) => (Some(duration_millis(*interval)), None),
+            Every::Cron(cron) => (None, Some(cron.to_string())),
+        }
+    }
+
+    fn from_columns(interval_ms: Option<i64>, cron: Option<&str>) -> Result<Every> {
+        match (interval_ms, cron) {
+            (Some(ms), None) if ms > 0 => Ok(Every::Interval(Duration::from_millis(ms as u64))),
+            (None, Some(text)) => text
+                .parse()
+                .map(Every::Cron)
+                .map_err(|error: CronError| Error::invalid_argument("cron", error.to_string())),
+            _ => Err(Error::invalid_argument(
+                "schedule",
+                "stored timing is neither interval nor cron",
+            )),
+        }
+    }
+}
+
+/// What to schedule. Build with [`ScheduleSpec::every`] or [`ScheduleSpec::cron`].
+///
+/// ```
+/// use std::time::Duration;
+/// use tauri_plugin_jobs::scheduler::ScheduleSpec;
+/// use tauri_plugin_jobs::queue::Priority;
+///
+/// let poll = ScheduleSpec::every("poll-inbox", "sync", Duration::from_secs(300))
+///     .payload(serde_json::json!({"target": "inbox"}))
+///     .dedupe_key("sync:inbox");
+/// let nightly = ScheduleSpec::cron("nightly-backfill", "backfill", "0 3 * * *")?
+///     .priority(Priority::BACKFILL);
+/// # Ok::<(), tauri_plugin_jobs::scheduler::CronError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+#[must_use]
+pub struct ScheduleSpec {
+    /// Unique name.
+    pub name: String,
+    /// The job kind to enqueue.
+    pub kind: String,
+    /// The job's payload; `null` by default.
+    pub payload: Value,
+    /// When.
+    pub every: Every,
+    /// The job's priority.
+    pub priority: Priority,
+    /// The job's dedupe key: a run is skipped while the previous one is still queued
+    /// or running.
+    pub dedupe_key: Option<String>,
+    /// The job's actor; [`Actor::System`] by default.
+    pub actor: Actor,
+}
+
+impl ScheduleSpec {
+    /// Enqueues `kind` every `interval`.
+    pub fn every(name: impl Into<String>, kind: impl Into<String>, interval: Duration) -> Self {
+        ScheduleSpec {
+            name: name.into(),
+            kind: kind.into(),
+            payload: Value::Null,
+            every: Every::Interval(interval),
+            priority: Priority::default(),
+            dedupe_key: None,
+            actor: Actor::System,
+        }
+    }
+
+    /// Enqueues `kind` at the slots of a five-field cron `expression`, in UTC.
+    pub fn cron(
+        name: impl Into<String>,
+        kind: impl Into<String>,
+        expression: &str,
+    ) -> std::result::Result<Self, CronError> {
+        let cron = expression.parse()?;
+        Ok(ScheduleSpec {
+            every: Every::Cron(cron),
+            ..ScheduleSpec::every(name, kind, MIN_INTERVAL)
+        })
+    }
+
+    /// Sets the payload.
+    pub fn payload(mut self, payload: Value) -> Self {
+        self.payload = payload;
+        self
+    }
+
+    /// Sets the priority.
+    pub fn priority(mut self, priority: Priority) -> Self {
+        self.priority = priority;
+        self
+    }
+
+    /// Sets the dedupe key.
+    pub fn dedupe_key(mut self, key: impl Into<String>) -> Self {
+        self.dedupe_key = Some(key.into());
+        self
+    }
+
+    /// Sets the actor.
+    pub fn actor(mut self, actor: Actor) -> Self {
+        self.actor = actor;
+        self
+    }
+
+    fn new_job(&self) -> NewJob {
+        let mut options = EnqueueOptions::new()
+            .priority(self.priority)
+            .actor(self.actor);
+        options.dedupe_key = self.dedupe_key.clone();
+        NewJob::new(self.kind.clone(), self.payload.clone()).options(options)
+    }
+}
+
+/// A stored schedule.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Schedule {
+    /// Unique name.
+    pub name: String,
+    /// The job kind it enqueues.
+    pub kind: String,
+    /// The job's payload.
+    pub payload: Value,
+    /// The job's priority.
+    pub priority: Priority,
+    /// The job's dedupe key.
+    pub dedupe_key: Option<String>,
+    /// The job's actor.
+    pub actor: Actor,
+    /// The interval in milliseconds, for interval schedules.
+    pub interval_ms: Option<f64>,
+    /// The cron expression, for cron schedules.
+    pub cron: Option<String>,
+    /// When it runs next.
+    pub next_run: Timestamp,
+    /// Whether it is paused.
+    pub paused: bool,
+    /// When it last ran.
+    pub last_run: Option<Timestamp>,
+    /// The job its last run enqueued (or found holding the dedupe key).
+    pub last_job: Option<JobId>,
+    /// When it was added.
+    pub created_at: Timestamp,
+    /// When it last changed.
+    pub updated_at: Timestamp,
+}
+
+impl Schedule {
+    fn from_row(row: ScheduleRow) -> Result<Schedule> {
+        let payload = serde_json::from_str(&row.payload).map_err(|error| {
+            Error::invalid_argument(
+                "payload",
+                format!("stored payload of schedule {:?}: {error}", row.name),
+            )
+        })?;
+        Ok(Schedule {
+            name: row.name,
+            kind: row.kind,
+            payload,
+            priority: row.priority,
+            dedupe_key: row.dedupe_key,
+            actor: row.actor,
+            interval_ms: row.interval_ms.map(|ms| ms as f64),
+            cron: row.cron,
+            next_run: row.next_run,
+            paused: row.paused,
+            last_run: row.last_run,
+            last_job: row.last_job,
+            created_at: row.created_at,
+            updated_at: row.updated_at,
+        })
+    }
+}
+
+/// A run a tick enqueued.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Ticked {
+    /// The schedule.
+    pub schedule: String,
+    /// The slot it was due at.
+    pub slot: Timestamp,
+    /// The job, or the existing one holding its dedupe key.
+    pub job: JobId,
+    /// `false` when the dedupe key was taken and nothing was added.
+    pub created: bool,
+}
+
+/// Schedules on a queue's `raw.db`. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Scheduler {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    queue: Queue,
+    changed: Notify,
+    stopping: CancellationToken,
+    task: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Scheduler {
+    /// A scheduler writing to `queue`'s file, on `queue`'s clock.
+    #[must_use]
+    pub fn new(queue: Queue) -> Self {
+        Scheduler {
+            inner: Arc::new(Inner {
+                queue,
+                changed: Notify::new(),
+                stopping: CancellationToken::new(),
+                task: Mutex::new(None),
+            }),
+        }
+    }
+
+    fn now(&self) -> Timestamp {
+        self.inner.queue.clock().now()
+    }
+
+    /// Adds a schedule, or changes the one with the same name (see the module docs for
+    /// what happens to its `next_run`). The payload is checked as an enqueue would.
+    pub fn upsert(&self, spec: ScheduleSpec) -> Result<Schedule> {
+        check_spec(&spec)?;
+        let now = self.now();
+        self.inner.queue.prepare_new([spec.new_job()], now)?;
+        let payload = spec.payload.to_string();
+        let (interval_ms, cron) = spec.every.columns();
+        let row = self.inner.queue.transact(now, |tx, _| {
+            let existing = schedules::get(tx, &spec.name)?;
+            let next_run = match &existing {
+                Some(old) if old.interval_ms == interval_ms && old.cron == cron => old.next_run,
+                _ => spec.every.first_after(now),
+            };
+            let row = ScheduleRow {
+                name: spec.name.clone(),
+                kind: spec.kind.clone(),
+                payload: payload.clone(),
+                priority: spec.priority,
+                dedupe_key: spec.dedupe_key.clone(),
+                actor: spec.actor,
+                interval_ms,
+                cron: cron.clone(),
+                next_run,
+                paused: existing.as_ref().is_some_and(|old| old.paused),
+                last_run: existing.as_ref().and_then(|old| old.last_run),
+                last_job: existing.as_ref().and_then(|old| old.last_job),
+                created_at: existing.as_ref().map_or(now, |old| old.created_at),
+                updated_at: now,
+            };
+            schedules::upsert(tx, &row)?;
+            Ok(row)
+        })?;
+        self.inner.changed.notify_one();
+        Schedule::from_row(row)
+    }
+
+    /// Sets `next_run` to the first slot after now.
+    pub fn reset(&self, name: &str) -> Result<Schedule> {
+        self.change(name, |row, now| {
+            let every = Every::from_columns(row.interval_ms, row.cron.as_deref())?;
+            row.next_run = every.first_after(now);
+            Ok(())
+        })
+    }
+
+    /// Stops a schedule from running until resumed.
+    pub fn pause(&self, name: &str) -> Result<Schedule> {
+        self.change(name, |row, _| {
+            row.paused = true;
+            Ok(())
+        })
+    }
+
+    /// Lets a paused schedule run again, from its first slot after now.
+    pub fn resume(&self, name: &str) -> Result<Schedule> {
+        self.change(name, |row, now| {
+            if row.paused {
+                row.paused = false;
+                let every = Every::from_columns(row.interval_ms, row.cron.as_deref())?;
+                row.next_run = every.first_after(now);
+            }
+            Ok(())
+        })
+    }
+
+    fn change(
+        &self,
+        name: &str,
+        mut edit: impl FnMut(&mut ScheduleRow, Timestamp) -> Result<()>,
+    ) -> Result<Schedule> {
+        let now = self.now();
+        let row = self.inner.queue.transact(now, |tx, _| {
+            let mut row = schedules::get(tx, name)?.ok_or_else(|| not_found(name))?;
+            edit(&mut row, now)?;
+            row.updated_at = now;
+            schedules::upsert(tx, &row)?;
+            Ok(row)
+        })?;
+        self.inner.changed.notify_one();
+        Schedule::from_row(row)
+    }
+
+    /// Removes a schedule; returns whether it existed. Jobs it enqueued stay.
+    pub fn remove(&self, name: &str) -> Result<bool> {
+        let removed = self
+            .inner
+            .queue
+            .transact(self.now(), |tx, _| schedules::remove(tx, name))?;
+        self.inner.changed.notify_one();
+        Ok(removed)
+    }
+
+    /// One schedule.
+    pub fn get(&self, name: &str) -> Result<Option<Schedule>> {
+        self.inner
+            .queue
+            .read(|conn| schedules::get(conn, name))?
+            .map(Schedule::from_row)
+            .transpose()
+    }
+
+    /// Every schedule, by name.
+    pub fn list(&self) -> Result<Vec<Schedule>> {
+        self.inner
+            .queue
+            .read(schedules::list)?
+            .into_iter()
+            .map(Schedule::from_row)
+            .collect()
+    }
+
+    /// Enqueues every job due at `now` and advances each `next_run` past `now`, all in
+    /// one transaction.
+    pub fn tick(&self, now: Timestamp) -> Result<Vec<Ticked>> {
+        let queue = &self.inner.queue;
+        queue.transact(now, |tx, changes| {
+            let mut ticked = Vec::new();
+            for row in schedules::due(tx, now)? {
+                let every = Every::from_columns(row.interval_ms, row.cron.as_deref())?;
+                let next_run = every.next_after(row.next_run, now);
+                let job = serde_json::from_str::<Value>(&row.payload)
+                    .map_err(|error| Error::invalid_argument("payload", error.to_string()))
+                    .and_then(|payload| {
+                        let mut options = EnqueueOptions::new()
+                            .priority(row.priority)
+                            .actor(row.actor);
+                        options.dedupe_key = row.dedupe_key.clone();
+                        queue.prepare_new(
+                            [NewJob::new(row.kind.clone(), payload).options(options)],
+                            now,
+                        )
+                    });
+                let enqueued = match job {
+                    Ok(prepared) => Some(insert_prepared(tx, &prepared[0], now, changes)?),
+                    Err(error) => {
+                        tracing::warn!(schedule = %row.name, %error, "scheduled run skipped");
+                        None
+                    }
+                };
+                schedules::advance(tx, &row.name, next_run, now, enqueued.map(|e| e.id))?;
+                if let Some(enqueued) = enqueued {
+                    ticked.push(Ticked {
+                        schedule: row.name,
+                        slot: row.next_run,
+                        job: enqueued.id,
+                        created: enqueued.created,
+                    });
+                }
+            }
+            Ok(ticked)
+        })
+    }
+
+    /// The earliest `next_run` among active schedules.
+    pub fn next_due(&self) -> Result<Option<Timestamp>> {
+        self.inner.queue.read(schedules::next_due)
+    }
+
+    /// Starts the background loop on the current tokio runtime: tick, sleep until the
+    /// next due time (at most [`MAX_SLEEP`]) or a change, repeat.
+    pub fn start(&self) {
+        let mut task = lock(&self.inner.task);
+        if task.is_some() || self.inner.stopping.is_cancelled() {
+            return;
+        }
+        let scheduler = self.clone();
+        *task = Some(tokio::spawn(async move { scheduler.run_loop().await }));
+    }
+
+    async fn run_loop(&self) {
+        loop {
+            let this = self.clone();
+            let wait = tokio::task::spawn_blocking(move || {
+                let now = this.now();
+                if let Err(error) = this.tick(now) {
+                    tracing::warn!(%error, "scheduler tick failed");
+                }
+                match this.next_due() {
+                    Ok(Some(at)) => at.duration_since(this.now()),
+                    _ => MAX_SLEEP,
+                }
+            })
+            .await
+            .unwrap_or(MAX_SLEEP)
+            .clamp(Duration::from_millis(1), MAX_SLEEP);
+            tokio::select! {
+                _ = self.inner.stopping.cancelled() => return,
+                _ = self.inner.changed.notified() => {}
+                _ = tokio::time::sleep(wait) => {}
+            }
+        }
+    }
+
+    /// Stops the background loop.
+    pub async fn stop(&self) {
+        self.inner.stopping.cancel();
+        let task = lock(&self.inner.task).take();
+        if let Some(task) = task {
+            let _ = task.await;
+        }
+    }
+}
+
+fn not_found(name: &str) -> Error {
+    Error::invalid_argument("name", format!("no schedule named {name:?}"))
+}
+
+fn check_spec(spec: &ScheduleSpec) -> Result<()> {
+    if spec.name.is_empty() || spec.name.len() > MAX_KIND_BYTES {
+        return Err(Error::invalid_argument(
+            "name",
+            format!("must be 1 to {MAX_KIND_BYTES} bytes"),
+        ));
+    }
+    if let Every::Interval(interval) = spec.every {
+        if interval < MIN_INTERVAL {
+            return Err(Error::invalid_argument(
+                "interval",
+                format!("{interval:?} is shorter than the minimum of {MIN_INTERVAL:?}"),
+            ));
+        }
+    }
+    Ok(())
+}
