@@ -103,6 +103,12 @@ pub enum Error {
         /// The attempt it was working on.
         attempt: u32,
     },
+    /// A job of this kind is already running and the spawn asked for exclusivity.
+    #[error("a {kind:?} job is already running")]
+    AlreadyRunning {
+        /// The kind.
+        kind: String,
+    },
     /// No job has this id.
     #[error("no job with id {0}")]
     JobNotFound(JobId),

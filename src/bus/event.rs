@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
 use crate::health::Health;
+use crate::local::{LocalJobId, LocalJobStatus};
 use crate::queue::{JobId, JobStatus};
 
 /// Everything published on the [`EventBus`](super::EventBus).
@@ -34,6 +35,11 @@ pub enum Event {
     ReadStateChanged(ReadStateChanged),
     /// A component's health changed.
     PluginHealth(PluginHealth),
+    /// A process-local job started or ended.
+    LocalJobChanged(LocalJobChanged),
+    /// A process-local job reported progress (throttled to about one event a
+    /// percent).
+    LocalJobProgress(LocalJobProgress),
 }
 
 impl Event {
@@ -50,6 +56,8 @@ impl Event {
             Event::MessageEnriched(_) => "messageEnriched",
             Event::ReadStateChanged(_) => "readStateChanged",
             Event::PluginHealth(_) => "pluginHealth",
+            Event::LocalJobChanged(_) => "localJobChanged",
+            Event::LocalJobProgress(_) => "localJobProgress",
         }
     }
 }
@@ -72,11 +80,25 @@ pub struct JobStateChanged {
     pub at: Timestamp,
 }
 
-impl From<JobStateChanged> for Event {
-    fn from(event: JobStateChanged) -> Self {
-        Event::JobStateChanged(event)
-    }
+/// `impl From<Payload> for Event` for the payloads that have a variant of their own.
+macro_rules! into_event {
+    ($($payload:ident),*) => {
+        $(impl From<$payload> for Event {
+            fn from(event: $payload) -> Self {
+                Event::$payload(event)
+            }
+        })*
+    };
 }
+
+into_event!(
+    JobStateChanged,
+    SyncProgress,
+    ReadStateChanged,
+    PluginHealth,
+    LocalJobChanged,
+    LocalJobProgress
+);
 
 /// A sync run's progress.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
@@ -127,5 +149,41 @@ pub struct PluginHealth {
     /// Its health now.
     pub health: Health,
     /// When it changed.
+    pub at: Timestamp,
+}
+
+/// A process-local job started or ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct LocalJobChanged {
+    /// The job.
+    pub id: LocalJobId,
+    /// Its kind.
+    pub kind: String,
+    /// Its state now.
+    pub status: LocalJobStatus,
+    /// Why it failed, when it did.
+    pub error: Option<String>,
+    /// When it changed.
+    pub at: Timestamp,
+}
+
+/// A process-local job's progress.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct LocalJobProgress {
+    /// The job.
+    pub id: LocalJobId,
+    /// Its kind.
+    pub kind: String,
+    /// Steps done.
+    #[specta(type = f64)]
+    pub done: u64,
+    /// Steps in all, when known.
+    #[specta(type = Option<f64>)]
+    pub total: Option<u64>,
+    /// Whole percent done, when the total is known.
+    pub percent: Option<u8>,
+    /// When it was reported.
     pub at: Timestamp,
 }

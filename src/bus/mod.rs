@@ -21,9 +21,11 @@ use std::sync::{Arc, Mutex, RwLock};
 use tokio::sync::broadcast;
 
 use crate::locks::{lock, read, write};
+use crate::panics::panic_message;
 
 pub use event::{
-    Event, JobStateChanged, MessageEvent, PluginHealth, ReadStateChanged, SyncProgress,
+    Event, JobStateChanged, LocalJobChanged, LocalJobProgress, MessageEvent, PluginHealth,
+    ReadStateChanged, SyncProgress,
 };
 
 /// What a handler returns; an error is logged and otherwise ignored.
@@ -191,17 +193,6 @@ impl EventStream {
     #[must_use]
     pub fn dropped(&self) -> u64 {
         self.dropped
-    }
-}
-
-/// The text of a panic payload.
-pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    if let Some(text) = panic.downcast_ref::<&str>() {
-        (*text).to_owned()
-    } else if let Some(text) = panic.downcast_ref::<String>() {
-        text.clone()
-    } else {
-        "panic with a non-text payload".to_owned()
     }
 }
 

@@ -24,13 +24,9 @@
 mod handler;
 
 use std::collections::HashMap;
-use std::future::Future;
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::pin::Pin;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -40,11 +36,11 @@ use tokio_util::sync::CancellationToken;
 
 pub use handler::{Handler, JobContext, JobError};
 
-use crate::bus::panic_message;
 use crate::clock::Timestamp;
 use crate::config::JobsConfig;
 use crate::error::{Error, Result};
 use crate::locks::lock;
+use crate::panics::CatchUnwind;
 use crate::queue::{ClaimRequest, ClaimedJob, Finished, JobFailure, JobId, Lease, Outcome, Queue};
 
 /// How the runner behaves; `config.toml`'s `[jobs]` section fills it.
@@ -660,21 +656,5 @@ impl Runner {
             let _ = inner.signals.send(Signal::Done(lease, outcome));
             inner.done_ready.notify_one();
         });
-    }
-}
-
-/// Polls a future, turning a panic inside it into an `Err` with the panic's message.
-struct CatchUnwind<F>(F);
-
-impl<F: Future + Unpin> Future for CatchUnwind<F> {
-    type Output = std::result::Result<F::Output, String>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let inner = &mut self.0;
-        match catch_unwind(AssertUnwindSafe(|| Pin::new(inner).poll(cx))) {
-            Ok(Poll::Pending) => Poll::Pending,
-            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
-            Err(panic) => Poll::Ready(Err(panic_message(&*panic))),
-        }
     }
 }

@@ -1,0 +1,128 @@
+//! Progress throttling for process-local jobs.
+//!
+//! With a known total, an event goes out when the whole percent grows (so at most 101
+//! for any number of steps, the first and the last included); with an unknown total,
+//! at most one per [`PROGRESS_INTERVAL`] of clock time. A report that is held back is
+//! still stored, so records show the latest figures, and it is sent when the job ends.
+
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::LocalJobId;
+use crate::bus::{EventBus, LocalJobProgress};
+use crate::clock::{duration_millis, Clock};
+
+/// With an unknown total, the least clock time between two progress events.
+pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(250);
+
+const UNKNOWN: u64 = u64::MAX;
+const NONE_YET: i64 = -1;
+
+pub(crate) struct Progress {
+    id: LocalJobId,
+    kind: String,
+    bus: EventBus,
+    clock: Arc<dyn Clock>,
+    // Relaxed throughout: each value is read on its own; a report racing another one
+    // can at worst publish one event more or one figure older, never block.
+    done: AtomicU64,
+    total: AtomicU64,
+    last_percent: AtomicI64,
+    last_at: AtomicI64,
+    held_back: AtomicBool,
+}
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (done, total) = self.current();
+        f.debug_struct("Progress")
+            .field("done", &done)
+            .field("total", &total)
+            .finish()
+    }
+}
+
+impl Progress {
+    pub(crate) fn new(id: LocalJobId, kind: String, bus: EventBus, clock: Arc<dyn Clock>) -> Self {
+        Progress {
+            id,
+            kind,
+            bus,
+            clock,
+            done: AtomicU64::new(0),
+            total: AtomicU64::new(UNKNOWN),
+            last_percent: AtomicI64::new(NONE_YET),
+            last_at: AtomicI64::new(i64::MIN),
+            held_back: AtomicBool::new(false),
+        }
+    }
+
+    /// The latest figures.
+    pub(crate) fn current(&self) -> (u64, Option<u64>) {
+        let total = self.total.load(Ordering::Relaxed);
+        (
+            self.done.load(Ordering::Relaxed),
+            (total != UNKNOWN).then_some(total),
+        )
+    }
+
+    pub(crate) fn report(&self, done: u64, total: Option<u64>) {
+        self.done.store(done, Ordering::Relaxed);
+        self.total
+            .store(total.unwrap_or(UNKNOWN), Ordering::Relaxed);
+        let publish = match total {
+            Some(total) => {
+                let percent = percent(done, total);
+                let last = self.last_percent.load(Ordering::Relaxed);
+                percent > last
+                    && self
+                        .last_percent
+                        .compare_exchange(last, percent, Ordering::Relaxed, Ordering::Relaxed)
+                        .is_ok()
+            }
+            None => {
+                let now = self.clock.now().as_millis();
+                let last = self.last_at.load(Ordering::Relaxed);
+                now.saturating_sub(last) >= duration_millis(PROGRESS_INTERVAL)
+                    && self
+                        .last_at
+                        .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                        .is_ok()
+            }
+        };
+        if publish {
+            self.held_back.store(false, Ordering::Relaxed);
+            self.send(done, total);
+        } else {
+            self.held_back.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Sends the last report if it was held back.
+    pub(crate) fn finish(&self) {
+        if self.held_back.swap(false, Ordering::Relaxed) {
+            let (done, total) = self.current();
+            self.send(done, total);
+        }
+    }
+
+    fn send(&self, done: u64, total: Option<u64>) {
+        self.bus.publish(LocalJobProgress {
+            id: self.id,
+            kind: self.kind.clone(),
+            done,
+            total,
+            percent: total.map(|total| percent(done, total) as u8),
+            at: self.clock.now(),
+        });
+    }
+}
+
+/// Whole percent of `done` in `total`, 0 to 100.
+fn percent(done: u64, total: u64) -> i64 {
+    if total == 0 {
+        return 100;
+    }
+    (u128::from(done.min(total)) * 100 / u128::from(total)) as i64
+}
