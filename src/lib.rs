@@ -44,6 +44,7 @@ pub mod random;
 pub mod runner;
 pub mod scheduler;
 mod store;
+pub mod sync;
 
 pub use error::{Error, Result};
 pub use plugin::init;

@@ -320,7 +320,8 @@ impl Queue {
         Ok(value)
     }
 
-    /// Runs `read` on the connection.
+    /// Runs `read` on the connection. For the modules that keep rows of their own in
+    /// the same file (scheduler, sync state).
     pub(crate) fn read<T>(
         &self,
         read: impl FnOnce(&rusqlite::Connection) -> Result<T>,

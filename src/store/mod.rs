@@ -10,6 +10,7 @@
 //! upgrading a read lock. `SQLITE_BUSY` is retried here, never turned into a failed job.
 
 pub(crate) mod jobs;
+pub(crate) mod kv;
 pub(crate) mod schedules;
 mod schema;
 

@@ -66,6 +66,15 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;
     CREATE INDEX schedules_due ON schedules (next_run) WHERE paused = 0;
     "#,
+    // 3: a small key-value table. Keys are dotted paths; everything an account owns
+    // lives under `acct.<connector>.<account>.`, so disconnecting is one range delete.
+    r#"
+    CREATE TABLE kv (
+        key        TEXT    PRIMARY KEY,
+        value      TEXT    NOT NULL,
+        updated_at INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// The schema version this build writes and reads.

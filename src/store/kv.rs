@@ -1,0 +1,62 @@
+//! SQL for the `kv` table: JSON values under dotted keys.
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::clock::Timestamp;
+use crate::error::Result;
+
+/// The value under `key`.
+pub(crate) fn get(conn: &Connection, key: &str) -> Result<Option<String>> {
+    Ok(conn
+        .prepare_cached("SELECT value FROM kv WHERE key = ?1")?
+        .query_row([key], |r| r.get(0))
+        .optional()?)
+}
+
+/// Sets `key` to `value`.
+pub(crate) fn put(conn: &Connection, key: &str, value: &str, now: Timestamp) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO kv (key, value, updated_at) VALUES (?1, ?2, ?3) \
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+    )?
+    .execute(params![key, value, now.as_millis()])?;
+    Ok(())
+}
+
+/// Deletes every key that starts with `prefix`; returns how many. A range on the
+/// primary key, not `LIKE`, so `%` and `_` in names mean nothing special.
+pub(crate) fn delete_prefix(conn: &Connection, prefix: &str) -> Result<u64> {
+    let end = prefix_end(prefix);
+    let deleted = match &end {
+        Some(end) => conn
+            .prepare_cached("DELETE FROM kv WHERE key >= ?1 AND key < ?2")?
+            .execute(params![prefix, end])?,
+        None => conn
+            .prepare_cached("DELETE FROM kv WHERE key >= ?1")?
+            .execute([prefix])?,
+    };
+    Ok(deleted as u64)
+}
+
+/// The smallest string greater than every string starting with `prefix`.
+fn prefix_end(prefix: &str) -> Option<String> {
+    let mut chars: Vec<char> = prefix.chars().collect();
+    while let Some(last) = chars.pop() {
+        if let Some(next) = char::from_u32(last as u32 + 1) {
+            chars.push(next);
+            return Some(chars.into_iter().collect());
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefix_end_is_the_next_string() {
+        assert_eq!(prefix_end("acct.a.b.").as_deref(), Some("acct.a.b/"));
+        assert_eq!(prefix_end(""), None);
+    }
+}

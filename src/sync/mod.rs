@@ -1,0 +1,671 @@
+//! The sync engine: sources decide how data is fetched, the engine decides when.
+//!
+//! Three entry points start a run:
+//!
+//! | entry point | who calls it | throttled? |
+//! | --- | --- | --- |
+//! | [`run_due`](SyncEngine::run_due) | the scheduler loop | follows the policy |
+//! | [`sync_if_due`](SyncEngine::sync_if_due) | window focus, network back, wake | by `min_interval` |
+//! | [`sync_now`](SyncEngine::sync_now) | the user pressed Refresh | no |
+//!
+//! Alt-tabbing twenty times means at most one sync; an explicit Refresh always
+//! syncs, except while the server itself asked to wait (`Retry-After`, a used-up
+//! quota): the engine honours that for every entry point and reports it.
+//!
+//! Failures back off exponentially with a cap and ±20 % jitter
+//! ([`SyncPolicy::delay_for`]); a service that cannot be reached gets a short flat
+//! retry instead, and a network-back trigger retries an offline target at once: the
+//! attempt itself is the probe. A response without validators keeps the stored ones.
+//! Runs are single-flight: a second caller of any entry point waits for the run in
+//! flight and gets its outcome. Runs are tokio tasks, so a caller that goes away does
+//! not strand the run.
+//!
+//! State lives in `raw.db` under `acct.<connector>.<account>.sync.<name>`;
+//! [`disconnect`](SyncEngine::disconnect) removes every key under
+//! `acct.<connector>.<account>.`, unregisters the account's targets and cancels their
+//! runs. Health changes are published as plugin-health events.
+
+mod http;
+mod policy;
+mod source;
+mod state;
+mod target;
+pub mod testing;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::{watch, Notify};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+pub use http::{poll_interval, retry_after};
+pub use policy::{SyncPolicy, SyncPolicyError};
+pub use source::{
+    BoxFuture, SyncContext, SyncError, SyncReport, SyncResult, SyncSource, SyncThrottle,
+    ThrottleReason,
+};
+pub use state::{health_of, SyncState, FAILURES_FOR_ERROR};
+pub use target::SyncTarget;
+
+use crate::bus::PluginHealth;
+use crate::clock::Timestamp;
+use crate::error::{Error, Result};
+use crate::health::Health;
+use crate::locks::lock;
+use crate::panics::CatchUnwind;
+use crate::queue::{sanitize_error, Queue};
+use crate::random::{RandomSource, ThreadRandom};
+use crate::store::kv;
+
+/// The longest the background loop sleeps before looking at the wall clock again.
+pub const MAX_SLEEP: Duration = Duration::from_secs(30);
+
+/// What started an automatic sync.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum Trigger {
+    /// A window gained focus.
+    Focus,
+    /// The network came back: offline targets retry at once.
+    NetworkBack,
+    /// The machine woke from sleep.
+    Wake,
+}
+
+/// Why a run did not happen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(tag = "reason", rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum SkipReason {
+    /// Not due before this time.
+    NotDue {
+        /// When it is due.
+        until: Timestamp,
+    },
+    /// An automatic trigger came within `min_interval` of the last run.
+    MinInterval {
+        /// When triggers may start a run again.
+        until: Timestamp,
+    },
+    /// Backing off after failures.
+    BackingOff {
+        /// When the next attempt is due.
+        until: Timestamp,
+    },
+    /// The server asked to wait.
+    Throttled {
+        /// Until when.
+        until: Timestamp,
+    },
+}
+
+/// How a run ended, as every caller waiting on it sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(tag = "outcome", rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum SyncOutcome {
+    /// Data was fetched.
+    Updated {
+        /// Items changed.
+        #[specta(type = f64)]
+        changed: u64,
+    },
+    /// Nothing changed.
+    NotModified,
+    /// The server asked to wait; the next run is deferred.
+    Throttled {
+        /// Until when.
+        until: Timestamp,
+    },
+    /// The run failed.
+    Failed {
+        /// Whether the service could not be reached.
+        offline: bool,
+        /// What happened (redacted).
+        error: String,
+        /// When the engine tries again.
+        retry_at: Timestamp,
+    },
+    /// No run happened.
+    Skipped(SkipReason),
+    /// The run was cancelled (its account was disconnected).
+    Cancelled,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Due,
+    IfDue(Trigger),
+    Now,
+}
+
+struct Entry {
+    policy: SyncPolicy,
+    source: Arc<dyn SyncSource>,
+    flight: Option<watch::Receiver<Option<SyncOutcome>>>,
+    cancel: CancellationToken,
+    health: Option<Health>,
+}
+
+struct Inner {
+    queue: Queue,
+    random: Arc<dyn RandomSource>,
+    // Mutex: decisions to start a run (and single-flight) are made under it; sources
+    // run outside it.
+    targets: Mutex<HashMap<SyncTarget, Entry>>,
+    changed: Notify,
+    stopping: CancellationToken,
+    task: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// The sync engine over one `raw.db`. Cheap to clone.
+#[derive(Clone)]
+pub struct SyncEngine {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for SyncEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SyncEngine").finish_non_exhaustive()
+    }
+}
+
+impl SyncEngine {
+    /// An engine keeping its state in `queue`'s file, on `queue`'s clock and bus,
+    /// with thread randomness for jitter.
+    #[must_use]
+    pub fn new(queue: Queue) -> Self {
+        Self::with_random(queue, ThreadRandom)
+    }
+
+    /// The same with the jitter's randomness injected.
+    #[must_use]
+    pub fn with_random(queue: Queue, random: impl RandomSource) -> Self {
+        SyncEngine {
+            inner: Arc::new(Inner {
+                queue,
+                random: Arc::new(random),
+                targets: Mutex::new(HashMap::new()),
+                changed: Notify::new(),
+                stopping: CancellationToken::new(),
+                task: Mutex::new(None),
+            }),
+        }
+    }
+
+    fn now(&self) -> Timestamp {
+        self.inner.queue.clock().now()
+    }
+
+    /// Registers a target with its policy and source. Registering again keeps the
+    /// stored state and takes the new policy and source. A first registration makes
+    /// the target due at once.
+    pub fn register(
+        &self,
+        target: SyncTarget,
+        policy: SyncPolicy,
+        source: Arc<dyn SyncSource>,
+    ) -> Result<()> {
+        target.check()?;
+        policy
+            .validate()
+            .map_err(|error| Error::invalid_argument("policy", format!("{target}: {error}")))?;
+        let now = self.now();
+        let state = self.load(&target)?;
+        if state.is_none() {
+            let fresh = SyncState {
+                registered_at: Some(now),
+                next_due: Some(now),
+                ..SyncState::default()
+            };
+            self.save(&target, &fresh)?;
+        }
+        let mut targets = lock(&self.inner.targets);
+        match targets.get_mut(&target) {
+            Some(entry) => {
+                entry.policy = policy;
+                entry.source = source;
+            }
+            None => {
+                targets.insert(
+                    target,
+                    Entry {
+                        policy,
+                        source,
+                        flight: None,
+                        cancel: CancellationToken::new(),
+                        health: None,
+                    },
+                );
+            }
+        }
+        drop(targets);
+        self.inner.changed.notify_one();
+        Ok(())
+    }
+
+    /// The registered targets, sorted.
+    #[must_use]
+    pub fn targets(&self) -> Vec<SyncTarget> {
+        let mut targets: Vec<SyncTarget> = lock(&self.inner.targets).keys().cloned().collect();
+        targets.sort();
+        targets
+    }
+
+    /// A target's stored state.
+    pub fn state(&self, target: &SyncTarget) -> Result<Option<SyncState>> {
+        self.load(target)
+    }
+
+    /// A registered target's health now.
+    pub fn health(&self, target: &SyncTarget) -> Result<Health> {
+        let policy = self.policy(target)?;
+        let state = self.load(target)?.unwrap_or_default();
+        Ok(health_of(&state, &policy, self.now()))
+    }
+
+    // ===== entry points =====
+
+    /// Runs every target due at `now` (concurrently) and reports each outcome.
+    /// Also re-checks every target's health, so one that went quiet is reported.
+    pub async fn run_due(&self, now: Timestamp) -> Vec<(SyncTarget, SyncOutcome)> {
+        let targets = self.targets();
+        let mut runs = Vec::new();
+        for target in targets {
+            let due = match self.load(&target) {
+                Ok(Some(state)) => state.next_due.is_none_or(|at| at <= now),
+                Ok(None) => true,
+                Err(error) => {
+                    tracing::warn!(%target, %error, "could not read sync state");
+                    false
+                }
+            };
+            if due {
+                let engine = self.clone();
+                let run_target = target.clone();
+                runs.push((
+                    target,
+                    tokio::spawn(async move { engine.run(&run_target, Mode::Due).await }),
+                ));
+            } else {
+                self.refresh_health(&target);
+            }
+        }
+        let mut outcomes = Vec::with_capacity(runs.len());
+        for (target, run) in runs {
+            match run.await {
+                Ok(Ok(outcome)) => outcomes.push((target, outcome)),
+                Ok(Err(error)) => tracing::warn!(%target, %error, "sync run failed to start"),
+                Err(error) => tracing::warn!(%target, %error, "sync run task failed"),
+            }
+        }
+        outcomes
+    }
+
+    /// An automatic trigger: syncs unless the last run is within `min_interval`, the
+    /// target is backing off after failures, or the server asked to wait. A
+    /// [`Trigger::NetworkBack`] retries an offline target at once.
+    pub async fn sync_if_due(&self, target: &SyncTarget, trigger: Trigger) -> Result<SyncOutcome> {
+        self.run(target, Mode::IfDue(trigger)).await
+    }
+
+    /// The user asked: syncs now unless the server asked to wait.
+    pub async fn sync_now(&self, target: &SyncTarget) -> Result<SyncOutcome> {
+        self.run(target, Mode::Now).await
+    }
+
+    /// `sync_if_due` for every registered target; for window focus and wake-up.
+    pub async fn trigger_all(&self, trigger: Trigger) -> Vec<(SyncTarget, SyncOutcome)> {
+        let mut outcomes = Vec::new();
+        for target in self.targets() {
+            if let Ok(outcome) = self.sync_if_due(&target, trigger).await {
+                outcomes.push((target, outcome));
+            }
+        }
+        outcomes
+    }
+
+    /// Removes everything stored under `acct.<connector>.<account>.`, unregisters the
+    /// account's targets and cancels their runs in flight. Returns how many keys went.
+    pub fn disconnect(&self, connector: &str, account: &str) -> Result<u64> {
+        {
+            let mut targets = lock(&self.inner.targets);
+            targets.retain(|target, entry| {
+                let owned = target.connector() == connector && target.account() == account;
+                if owned {
+                    entry.cancel.cancel();
+                }
+                !owned
+            });
+        }
+        let prefix = SyncTarget::account_prefix(connector, account);
+        let removed = self
+            .inner
+            .queue
+            .transact(self.now(), |tx, _| kv::delete_prefix(tx, &prefix))?;
+        self.inner.changed.notify_one();
+        Ok(removed)
+    }
+
+    // ===== the run =====
+
+    /// Decides, under the targets lock, whether to join the run in flight, skip, or
+    /// start a run; then waits for the outcome.
+    async fn run(&self, target: &SyncTarget, mode: Mode) -> Result<SyncOutcome> {
+        let mut flight = {
+            let mut targets = lock(&self.inner.targets);
+            let entry = targets.get_mut(target).ok_or_else(|| {
+                Error::invalid_argument("target", format!("{target} is not registered"))
+            })?;
+            match entry.flight.clone() {
+                Some(flight) => flight,
+                None => {
+                    let state = self.load(target)?.unwrap_or_default();
+                    if let Some(reason) = skip_reason(&state, &entry.policy, mode, self.now()) {
+                        return Ok(SyncOutcome::Skipped(reason));
+                    }
+                    let (sender, receiver) = watch::channel(None);
+                    entry.flight = Some(receiver.clone());
+                    let engine = self.clone();
+                    let started = Started {
+                        target: target.clone(),
+                        policy: entry.policy,
+                        source: entry.source.clone(),
+                        cancel: entry.cancel.clone(),
+                        state,
+                    };
+                    tokio::spawn(async move {
+                        let outcome = engine.execute(started).await;
+                        let _ = sender.send(Some(outcome));
+                    });
+                    receiver
+                }
+            }
+        };
+        let outcome = flight
+            .wait_for(Option::is_some)
+            .await
+            .map(|outcome| outcome.clone().unwrap_or(SyncOutcome::Cancelled))
+            .unwrap_or(SyncOutcome::Cancelled);
+        Ok(outcome)
+    }
+
+    async fn execute(&self, started: Started) -> SyncOutcome {
+        let Started {
+            target,
+            policy,
+            source,
+            cancel,
+            mut state,
+        } = started;
+        let context = SyncContext {
+            target: target.clone(),
+            etag: state.etag.clone(),
+            last_modified: state.last_modified.clone(),
+            cursor: state.cursor.clone(),
+            cancel: cancel.clone(),
+            bus: self.inner.queue.bus().clone(),
+            clock: self.inner.queue.clock().clone(),
+        };
+        let attempt_at = self.now();
+        let result = tokio::select! {
+            result = CatchUnwind(source.sync(&context)) => Some(result),
+            _ = cancel.cancelled() => None,
+        };
+        let outcome = match result {
+            None => SyncOutcome::Cancelled,
+            Some(result) => {
+                let result = result.unwrap_or_else(|panic| {
+                    Err(SyncError::failed(format!("source panicked: {panic}")))
+                });
+                let now = self.now();
+                let outcome = apply(
+                    &mut state,
+                    &policy,
+                    result,
+                    attempt_at,
+                    now,
+                    self.inner.random.unit(),
+                );
+                // A disconnect while the source ran removed the state: keep it removed.
+                if !cancel.is_cancelled() {
+                    if let Err(error) = self.save(&target, &state) {
+                        tracing::error!(%target, %error, "could not store sync state");
+                    }
+                }
+                outcome
+            }
+        };
+        if let Some(entry) = lock(&self.inner.targets).get_mut(&target) {
+            entry.flight = None;
+        }
+        if !cancel.is_cancelled() {
+            self.refresh_health(&target);
+        }
+        self.inner.changed.notify_one();
+        outcome
+    }
+
+    /// Publishes the target's health if it changed since last published.
+    fn refresh_health(&self, target: &SyncTarget) {
+        let Ok(health) = self.health(target) else {
+            return;
+        };
+        let changed = {
+            let mut targets = lock(&self.inner.targets);
+            match targets.get_mut(target) {
+                Some(entry) if entry.health.as_ref() != Some(&health) => {
+                    entry.health = Some(health.clone());
+                    true
+                }
+                _ => false,
+            }
+        };
+        if changed {
+            self.inner.queue.bus().publish(PluginHealth {
+                component: target.to_string(),
+                health,
+                at: self.now(),
+            });
+        }
+    }
+
+    // ===== background =====
+
+    /// Starts the background loop on the current tokio runtime: `run_due`, then sleep
+    /// until the next due time (at most [`MAX_SLEEP`], judged on the wall clock) or a
+    /// change.
+    pub fn start(&self) {
+        let mut task = lock(&self.inner.task);
+        if task.is_some() || self.inner.stopping.is_cancelled() {
+            return;
+        }
+        let engine = self.clone();
+        *task = Some(tokio::spawn(async move { engine.run_loop().await }));
+    }
+
+    async fn run_loop(&self) {
+        loop {
+            let changed = self.inner.changed.notified();
+            self.run_due(self.now()).await;
+            let now = self.now();
+            let mut wait = MAX_SLEEP;
+            for target in self.targets() {
+                if let Ok(Some(SyncState {
+                    next_due: Some(at), ..
+                })) = self.load(&target)
+                {
+                    wait = wait.min(at.duration_since(now));
+                }
+            }
+            tokio::select! {
+                _ = self.inner.stopping.cancelled() => return,
+                _ = changed => {}
+                _ = tokio::time::sleep(wait.max(Duration::from_millis(10))) => {}
+            }
+        }
+    }
+
+    /// Stops the background loop. Runs in flight finish on their own.
+    pub async fn stop(&self) {
+        self.inner.stopping.cancel();
+        let task = lock(&self.inner.task).take();
+        if let Some(task) = task {
+            let _ = task.await;
+        }
+    }
+
+    // ===== state =====
+
+    fn policy(&self, target: &SyncTarget) -> Result<SyncPolicy> {
+        lock(&self.inner.targets)
+            .get(target)
+            .map(|entry| entry.policy)
+            .ok_or_else(|| Error::invalid_argument("target", format!("{target} is not registered")))
+    }
+
+    fn load(&self, target: &SyncTarget) -> Result<Option<SyncState>> {
+        let key = target.state_key();
+        let Some(text) = self.inner.queue.read(|conn| kv::get(conn, &key))? else {
+            return Ok(None);
+        };
+        serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|error| Error::invalid_argument("sync state", format!("{key}: {error}")))
+    }
+
+    fn save(&self, target: &SyncTarget, state: &SyncState) -> Result<()> {
+        let key = target.state_key();
+        let text = serde_json::to_string(state)
+            .map_err(|error| Error::invalid_argument("sync state", error.to_string()))?;
+        let now = self.now();
+        self.inner
+            .queue
+            .transact(now, |tx, _| kv::put(tx, &key, &text, now))
+    }
+}
+
+struct Started {
+    target: SyncTarget,
+    policy: SyncPolicy,
+    source: Arc<dyn SyncSource>,
+    cancel: CancellationToken,
+    state: SyncState,
+}
+
+/// Why `mode` should not start a run now, if it should not.
+fn skip_reason(
+    state: &SyncState,
+    policy: &SyncPolicy,
+    mode: Mode,
+    now: Timestamp,
+) -> Option<SkipReason> {
+    if let Some(until) = state.throttled_until.filter(|until| *until > now) {
+        return Some(SkipReason::Throttled { until });
+    }
+    match mode {
+        Mode::Now => None,
+        Mode::Due => state
+            .next_due
+            .filter(|at| *at > now)
+            .map(|until| SkipReason::NotDue { until }),
+        Mode::IfDue(trigger) => {
+            if trigger == Trigger::NetworkBack && state.offline {
+                return None;
+            }
+            if state.consecutive_failures > 0 && !state.offline {
+                if let Some(until) = state.next_due.filter(|at| *at > now) {
+                    return Some(SkipReason::BackingOff { until });
+                }
+            }
+            let until = state.last_attempt?.saturating_add(policy.min_interval);
+            (until > now).then_some(SkipReason::MinInterval { until })
+        }
+    }
+}
+
+/// Folds a run's result into the state and says how it went.
+fn apply(
+    state: &mut SyncState,
+    policy: &SyncPolicy,
+    result: std::result::Result<SyncResult, SyncError>,
+    attempt_at: Timestamp,
+    now: Timestamp,
+    random: f64,
+) -> SyncOutcome {
+    state.last_attempt = Some(attempt_at);
+    state.runs = state.runs.saturating_add(1);
+    let mut throttle = None;
+    let outcome = match result {
+        Ok(SyncResult::NotModified) => SyncOutcome::NotModified,
+        Ok(SyncResult::Updated(report)) => {
+            // Validators survive: a response without them keeps the stored ones.
+            if report.etag.is_some() {
+                state.etag = report.etag;
+            }
+            if report.last_modified.is_some() {
+                state.last_modified = report.last_modified;
+            }
+            if report.cursor.is_some() {
+                state.cursor = report.cursor;
+            }
+            state.last_changed = report.changed;
+            throttle = report.throttle;
+            SyncOutcome::Updated {
+                changed: report.changed,
+            }
+        }
+        Ok(SyncResult::Throttled(requested)) => {
+            throttle = Some(requested);
+            SyncOutcome::Throttled { until: now }
+        }
+        Err(error) => {
+            let message = sanitize_error(&error.message);
+            state.consecutive_failures = state.consecutive_failures.saturating_add(1);
+            state.offline = error.offline;
+            state.last_error = Some(message.clone());
+            let delay = if error.offline {
+                policy.offline_retry
+            } else {
+                policy.delay_for(state.consecutive_failures, random)
+            };
+            let retry_at = now.saturating_add(delay);
+            state.next_due = Some(retry_at);
+            return SyncOutcome::Failed {
+                offline: error.offline,
+                error: message,
+                retry_at,
+            };
+        }
+    };
+    // A success, or a throttle (the service answered: it is reachable and working).
+    state.consecutive_failures = 0;
+    state.offline = false;
+    state.last_error = None;
+    if !matches!(outcome, SyncOutcome::Throttled { .. }) {
+        state.last_success = Some(now);
+    }
+    let mut next_due = now.saturating_add(policy.every);
+    match throttle {
+        Some(throttle) => {
+            let until = now.saturating_add(policy.clamp_throttle(throttle.delay));
+            state.throttled_until = Some(until);
+            state.throttle_reason = Some(throttle.reason);
+            next_due = next_due.max(until);
+            if let SyncOutcome::Throttled { .. } = outcome {
+                state.next_due = Some(next_due);
+                return SyncOutcome::Throttled { until };
+            }
+        }
+        None => {
+            state.throttled_until = None;
+            state.throttle_reason = None;
+        }
+    }
+    state.next_due = Some(next_due);
+    outcome
+}

@@ -1,0 +1,250 @@
+//! What a source implements and returns: it decides how data is fetched and owns no
+//! timing.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use super::target::SyncTarget;
+use crate::bus::{EventBus, SyncProgress};
+use crate::clock::Clock;
+
+/// A boxed future, the return type of [`SyncSource::sync`].
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Fetches one target's data. The engine decides when; the source decides how.
+///
+/// ```
+/// use tauri_plugin_jobs::sync::{BoxFuture, SyncContext, SyncError, SyncReport, SyncResult, SyncSource};
+///
+/// struct Notifications;
+///
+/// impl SyncSource for Notifications {
+///     fn sync<'a>(&'a self, ctx: &'a SyncContext) -> BoxFuture<'a, Result<SyncResult, SyncError>> {
+///         Box::pin(async move {
+///             if ctx.etag() == Some("\"v2\"") {
+///                 return Ok(SyncResult::NotModified);
+///             }
+///             // ... fetch with If-None-Match: ctx.etag(), store the items ...
+///             Ok(SyncResult::Updated(SyncReport::changed(3).with_etag("\"v2\"")))
+///         })
+///     }
+/// }
+/// ```
+pub trait SyncSource: Send + Sync + 'static {
+    /// Runs one sync. Return [`SyncError::offline`] when the service could not be
+    /// reached at all: the engine then retries on a short flat timer instead of
+    /// backing off.
+    fn sync<'a>(&'a self, ctx: &'a SyncContext) -> BoxFuture<'a, Result<SyncResult, SyncError>>;
+}
+
+/// What a source gets: stored validators, cancellation and a progress reporter.
+pub struct SyncContext {
+    pub(crate) target: SyncTarget,
+    pub(crate) etag: Option<String>,
+    pub(crate) last_modified: Option<String>,
+    pub(crate) cursor: Option<String>,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) bus: EventBus,
+    pub(crate) clock: std::sync::Arc<dyn Clock>,
+}
+
+impl fmt::Debug for SyncContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SyncContext")
+            .field("target", &self.target)
+            .field("etag", &self.etag)
+            .field("last_modified", &self.last_modified)
+            .field("cursor", &self.cursor)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SyncContext {
+    /// The target being synced.
+    #[must_use]
+    pub fn target(&self) -> &SyncTarget {
+        &self.target
+    }
+
+    /// The stored ETag, for `If-None-Match`.
+    #[must_use]
+    pub fn etag(&self) -> Option<&str> {
+        self.etag.as_deref()
+    }
+
+    /// The stored Last-Modified, for `If-Modified-Since`.
+    #[must_use]
+    pub fn last_modified(&self) -> Option<&str> {
+        self.last_modified.as_deref()
+    }
+
+    /// The stored cursor, for incremental APIs.
+    #[must_use]
+    pub fn cursor(&self) -> Option<&str> {
+        self.cursor.as_deref()
+    }
+
+    /// Whether the run is being cancelled (the account was disconnected).
+    #[must_use]
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// Completes when the run is being cancelled.
+    pub async fn cancelled(&self) {
+        self.cancel.cancelled().await;
+    }
+
+    /// Publishes a sync-progress event.
+    pub fn progress(&self, done: u32, total: Option<u32>) {
+        self.bus.publish(SyncProgress {
+            target: self.target.to_string(),
+            done,
+            total,
+            at: self.clock.now(),
+        });
+    }
+}
+
+/// How a run went, from the source's side.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SyncResult {
+    /// Nothing changed since the stored validators (HTTP 304).
+    NotModified,
+    /// Data was fetched.
+    Updated(SyncReport),
+    /// The service asked to slow down and returned no data.
+    Throttled(SyncThrottle),
+}
+
+/// What an updating run reports.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SyncReport {
+    /// Items changed.
+    pub changed: u64,
+    /// A new ETag; `None` keeps the stored one.
+    pub etag: Option<String>,
+    /// A new Last-Modified; `None` keeps the stored one.
+    pub last_modified: Option<String>,
+    /// A new cursor; `None` keeps the stored one.
+    pub cursor: Option<String>,
+    /// A request to slow down that came with the data.
+    pub throttle: Option<SyncThrottle>,
+}
+
+impl SyncReport {
+    /// `changed` items changed.
+    #[must_use]
+    pub fn changed(changed: u64) -> Self {
+        SyncReport {
+            changed,
+            ..SyncReport::default()
+        }
+    }
+
+    /// With a new ETag.
+    #[must_use]
+    pub fn with_etag(mut self, etag: impl Into<String>) -> Self {
+        self.etag = Some(etag.into());
+        self
+    }
+
+    /// With a new Last-Modified.
+    #[must_use]
+    pub fn with_last_modified(mut self, last_modified: impl Into<String>) -> Self {
+        self.last_modified = Some(last_modified.into());
+        self
+    }
+
+    /// With a new cursor.
+    #[must_use]
+    pub fn with_cursor(mut self, cursor: impl Into<String>) -> Self {
+        self.cursor = Some(cursor.into());
+        self
+    }
+
+    /// With a request to slow down.
+    #[must_use]
+    pub fn with_throttle(mut self, throttle: SyncThrottle) -> Self {
+        self.throttle = Some(throttle);
+        self
+    }
+}
+
+/// Why a service asked to slow down.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum ThrottleReason {
+    /// A consumed quota or cost budget (reported in the body).
+    Quota,
+    /// A prescribed minimum interval (`Retry-After`, `X-Poll-Interval`).
+    ServerInterval,
+}
+
+/// A request to defer the next run, clamped to the policy's `max_throttle`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SyncThrottle {
+    /// Why.
+    pub reason: ThrottleReason,
+    /// How long to wait.
+    pub delay: Duration,
+}
+
+impl SyncThrottle {
+    /// The body reported a consumed quota or cost budget that resets after `delay`.
+    #[must_use]
+    pub fn quota(delay: Duration) -> Self {
+        SyncThrottle {
+            reason: ThrottleReason::Quota,
+            delay,
+        }
+    }
+
+    /// Headers prescribe waiting at least `delay`.
+    #[must_use]
+    pub fn server_interval(delay: Duration) -> Self {
+        SyncThrottle {
+            reason: ThrottleReason::ServerInterval,
+            delay,
+        }
+    }
+}
+
+/// A failed run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{message}", if *.offline { "offline: " } else { "" })]
+pub struct SyncError {
+    /// The service could not be reached at all.
+    pub offline: bool,
+    /// What happened.
+    pub message: String,
+}
+
+impl SyncError {
+    /// The service could not be reached: no connection, DNS failure, timeout
+    /// connecting. Retried on a short flat timer.
+    #[must_use]
+    pub fn offline(message: impl fmt::Display) -> Self {
+        SyncError {
+            offline: true,
+            message: message.to_string(),
+        }
+    }
+
+    /// Anything else: the service answered with an error, the data did not parse.
+    /// Retried with exponential backoff.
+    #[must_use]
+    pub fn failed(message: impl fmt::Display) -> Self {
+        SyncError {
+            offline: false,
+            message: message.to_string(),
+        }
+    }
+}
