@@ -1,8 +1,25 @@
 //! Generates the plugin's permission files from the list of IPC commands.
 
-/// Every IPC command the plugin registers. `tests/permissions.rs` fails when this list
-/// and the commands the plugin actually registers differ.
-const COMMANDS: &[&str] = &[];
+/// Every IPC command the plugin registers. `tests/plugin.rs` fails when this list and
+/// the commands in the exported bindings differ.
+const COMMANDS: &[&str] = &[
+    "enqueue",
+    "get_job",
+    "list_jobs",
+    "job_counts",
+    "cancel",
+    "spawn_local",
+    "spawn_awaitable",
+    "get_local_job",
+    "list_local_jobs",
+    "sync_now",
+    "sync_if_due",
+    "sync_status",
+    "network_hint",
+    "list_schedules",
+    "disconnect_account",
+    "prune_jobs",
+];
 
 fn main() {
     tauri_plugin::Builder::new(COMMANDS).build();

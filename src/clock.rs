@@ -33,7 +33,6 @@ use serde::{Deserialize, Serialize};
     Deserialize,
     specta::Type,
 )]
-#[specta(type = f64)]
 pub struct Timestamp(i64);
 
 impl Timestamp {

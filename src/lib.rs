@@ -38,7 +38,7 @@ pub mod health;
 pub mod local;
 mod locks;
 mod panics;
-mod plugin;
+pub mod plugin;
 pub mod queue;
 pub mod random;
 pub mod runner;
@@ -47,5 +47,5 @@ mod store;
 pub mod sync;
 
 pub use error::{Error, Result};
-pub use plugin::init;
+pub use plugin::{init, Builder, CommandError, Jobs, JobsEvent, JobsExt};
 pub use store::Synchronous;

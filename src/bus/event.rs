@@ -177,10 +177,8 @@ pub struct LocalJobProgress {
     /// Its kind.
     pub kind: String,
     /// Steps done.
-    #[specta(type = f64)]
     pub done: u64,
     /// Steps in all, when known.
-    #[specta(type = Option<f64>)]
     pub total: Option<u64>,
     /// Whole percent done, when the total is known.
     pub percent: Option<u8>,

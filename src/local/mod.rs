@@ -122,10 +122,8 @@ pub struct LocalJob {
     /// Where it is.
     pub status: LocalJobStatus,
     /// Steps done, as last reported.
-    #[specta(type = f64)]
     pub done: u64,
     /// Steps in all, when known.
-    #[specta(type = Option<f64>)]
     pub total: Option<u64>,
     /// Whether cancellation was asked for.
     pub cancel_requested: bool,

@@ -16,11 +16,41 @@ use crate::clock::Timestamp;
 ///
 /// Ids count up from 1 and stay far below 2^53, so they cross IPC as plain JavaScript
 /// numbers without loss.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, specta::Type,
-)]
-#[specta(type = f64)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, specta::Type)]
 pub struct JobId(i64);
+
+/// Accepts an integer, or a float with no fraction (JavaScript has only numbers).
+impl<'de> Deserialize<'de> for JobId {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = JobId;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a job id (a whole number)")
+            }
+
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<JobId, E> {
+                Ok(JobId(v))
+            }
+
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<JobId, E> {
+                i64::try_from(v)
+                    .map(JobId)
+                    .map_err(|_| E::custom("job id out of range"))
+            }
+
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<JobId, E> {
+                if v.fract() == 0.0 && v.abs() < 9_007_199_254_740_992.0 {
+                    Ok(JobId(v as i64))
+                } else {
+                    Err(E::custom(format!("{v} is not a whole number")))
+                }
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
 
 impl JobId {
     /// Wraps a raw row id.
@@ -468,7 +498,6 @@ pub struct Lease {
     /// When it runs out unless renewed.
     pub expires_at: Timestamp,
     /// How long each renewal extends it, in milliseconds.
-    #[specta(type = f64)]
     pub length_ms: u64,
 }
 

@@ -225,7 +225,7 @@ pub struct Schedule {
     /// The job's actor.
     pub actor: Actor,
     /// The interval in milliseconds, for interval schedules.
-    pub interval_ms: Option<f64>,
+    pub interval_ms: Option<u64>,
     /// The cron expression, for cron schedules.
     pub cron: Option<String>,
     /// When it runs next.
@@ -257,7 +257,7 @@ impl Schedule {
             priority: row.priority,
             dedupe_key: row.dedupe_key,
             actor: row.actor,
-            interval_ms: row.interval_ms.map(|ms| ms as f64),
+            interval_ms: row.interval_ms.map(|ms| ms.max(0) as u64),
             cron: row.cron,
             next_run: row.next_run,
             paused: row.paused,

@@ -111,7 +111,6 @@ pub enum SyncOutcome {
     /// Data was fetched.
     Updated {
         /// Items changed.
-        #[specta(type = f64)]
         changed: u64,
     },
     /// Nothing changed.

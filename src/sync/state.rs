@@ -40,7 +40,6 @@ pub struct SyncState {
     /// The stored cursor.
     pub cursor: Option<String>,
     /// Items the last updating run changed.
-    #[specta(type = f64)]
     pub last_changed: u64,
     /// Runs that reached the source, in all.
     pub runs: u32,

@@ -1,0 +1,133 @@
+import { emit } from "@tauri-apps/api/event";
+import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
+import { afterEach, describe, expect, it, vi } from "vitest";
+
+import {
+  JobsError,
+  cancel,
+  enqueue,
+  onJobProgress,
+  onJobState,
+  spawnAwaitable,
+  syncNow,
+  watchLocalJob,
+  wireNetworkHint,
+  type JobsEvent,
+} from "./index";
+
+type Call = { cmd: string; args: unknown };
+
+/** Mocks the plugin's commands with `answer`; records every call. */
+function backend(answer: (cmd: string, args: any) => unknown): Call[] {
+  const calls: Call[] = [];
+  mockIPC(
+    (cmd, args) => {
+      calls.push({ cmd, args });
+      return answer(cmd, args);
+    },
+    { shouldMockEvents: true },
+  );
+  return calls;
+}
+
+function jobsEvent(event: JobsEvent["event"]): Promise<void> {
+  return emit("plugin:jobs:jobs-event", { event, dropped: 0 } satisfies JobsEvent);
+}
+
+afterEach(() => clearMocks());
+
+describe("commands", () => {
+  it("spawnAwaitable resolves with the job's value", async () => {
+    const calls = backend(() => 42);
+    await expect(spawnAwaitable<number>("double", 21)).resolves.toBe(42);
+    expect(calls).toEqual([{ cmd: "plugin:jobs|spawn_awaitable", args: { kind: "double", args: 21 } }]);
+  });
+
+  it("a command error becomes a JobsError with its code", async () => {
+    backend(() => {
+      throw { code: "jobFailed", message: "job failed: disk full" };
+    });
+    const error = await spawnAwaitable("export").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JobsError);
+    expect((error as JobsError).code).toBe("jobFailed");
+    expect((error as JobsError).message).toBe("job failed: disk full");
+  });
+
+  it("Tauri's own argument errors are JobsErrors too", async () => {
+    backend(() => {
+      throw "invalid args `target` for command `sync_now`";
+    });
+    const error = (await syncNow("x").catch((e: unknown) => e)) as JobsError;
+    expect(error.code).toBe("invalidArgument");
+    expect(error.message).toContain("`target`");
+  });
+
+  it("enqueue fills the options it was not given", async () => {
+    const calls = backend(() => ({ id: 7, created: true }));
+    await expect(enqueue("echo", "hi", { priority: 100 })).resolves.toEqual({ id: 7, created: true });
+    expect(calls[0].args).toEqual({
+      kind: "echo",
+      payload: "hi",
+      options: { priority: 100, dedupeKey: null, delayMs: null, maxAttempts: null, parent: null },
+    });
+  });
+
+  it("cancel tells durable ids from local ones", async () => {
+    const calls = backend(() => "requested");
+    await cancel(12);
+    await cancel("local-3");
+    expect(calls.map((c) => c.args)).toEqual([{ job: { durable: 12 } }, { job: { local: "local-3" } }]);
+  });
+});
+
+describe("events", () => {
+  it("onJobProgress sees only progress events and stops when unlistened", async () => {
+    backend(() => null);
+    const seen: number[] = [];
+    const unlisten = await onJobProgress((event) => seen.push(event.done));
+    const states = vi.fn();
+    const unlistenStates = await onJobState(states);
+    await jobsEvent({ type: "localJobProgress", id: "local-1", kind: "export", done: 5, total: 10, percent: 50, at: 1 });
+    await jobsEvent({ type: "jobStateChanged", id: 3, kind: "echo", from: null, to: "queued", attempt: 0, at: 1 });
+    unlisten();
+    await jobsEvent({ type: "localJobProgress", id: "local-1", kind: "export", done: 6, total: 10, percent: 60, at: 2 });
+    expect(seen).toEqual([5]);
+    expect(states).toHaveBeenCalledTimes(1);
+    unlistenStates();
+  });
+
+  it("watchLocalJob reports percents and resolves with the final record", async () => {
+    let status = "running";
+    backend((cmd) =>
+      cmd === "plugin:jobs|get_local_job"
+        ? { id: "local-2", kind: "export", status, done: status === "running" ? 0 : 10, total: 10, cancelRequested: false, error: null, startedAt: 1, finishedAt: null }
+        : null,
+    );
+    const percents: (number | null)[] = [];
+    const watching = watchLocalJob("local-2", (percent) => percents.push(percent));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await jobsEvent({ type: "localJobProgress", id: "local-2", kind: "export", done: 5, total: 10, percent: 50, at: 1 });
+    await jobsEvent({ type: "localJobProgress", id: "other", kind: "export", done: 1, total: 10, percent: 10, at: 1 });
+    status = "succeeded";
+    await jobsEvent({ type: "localJobProgress", id: "local-2", kind: "export", done: 10, total: 10, percent: 100, at: 2 });
+    await jobsEvent({ type: "localJobChanged", id: "local-2", kind: "export", status: "succeeded", error: null, at: 2 });
+    const last = await watching;
+    expect(percents).toEqual([50, 100]);
+    expect(last.status).toBe("succeeded");
+    expect(last.done).toBe(10);
+  });
+});
+
+describe("network hint", () => {
+  it("passes online and offline to the plugin until stopped", async () => {
+    const calls = backend(() => null);
+    const target = new EventTarget();
+    const stop = wireNetworkHint(target);
+    target.dispatchEvent(new Event("offline"));
+    target.dispatchEvent(new Event("online"));
+    stop();
+    target.dispatchEvent(new Event("online"));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(calls.map((c) => c.args)).toEqual([{ online: false }, { online: true }]);
+  });
+});

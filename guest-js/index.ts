@@ -1,0 +1,187 @@
+/**
+ * The webview side of tauri-plugin-jobs: thin async functions over the plugin's
+ * commands, listeners that return an unlisten function, a helper that follows one
+ * local job to its end (for a progress bar), and one that passes the browser's
+ * `online`/`offline` events to the plugin.
+ *
+ * The typed commands and events themselves are generated into `./bindings` by
+ * tauri-specta; everything here is built on them.
+ */
+import type { UnlistenFn } from "@tauri-apps/api/event";
+
+import {
+  commands,
+  events,
+  type CommandError,
+  type EnqueueArgs,
+  type EnqueueResult,
+  type Event,
+  type JobRef,
+  type JobStateChanged,
+  type Value,
+  type LocalJob,
+  type LocalJobChanged,
+  type LocalJobProgress,
+  type PluginHealth,
+  type SyncOutcome,
+  type SyncProgress,
+  type SyncStatus,
+} from "./bindings";
+
+export * from "./bindings";
+
+/** A command failed; `code` is stable, `message` is for people. */
+export class JobsError extends Error {
+  readonly code: string;
+
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = "JobsError";
+    this.code = code;
+  }
+}
+
+type Result<T> = { status: "ok"; data: T } | { status: "error"; error: CommandError };
+
+/** Returns the data or throws a {@link JobsError}. Tauri's own argument errors are strings. */
+function unwrap<T>(result: Result<T>): T {
+  if (result.status === "ok") {
+    return result.data;
+  }
+  const error = result.error as CommandError | string;
+  if (typeof error === "string") {
+    throw new JobsError("invalidArgument", error);
+  }
+  throw new JobsError(error.code, error.message);
+}
+
+/** Enqueues a durable job for the user. Options left out take their defaults. */
+export async function enqueue(kind: string, payload: Value, options: Partial<EnqueueArgs> = {}): Promise<EnqueueResult> {
+  const full: EnqueueArgs = { priority: null, dedupeKey: null, delayMs: null, maxAttempts: null, parent: null, ...options };
+  return unwrap(await commands.enqueue(kind, payload, full));
+}
+
+/** Starts a local job kind the app registered and resolves with what it returned. */
+export async function spawnAwaitable<T = Value>(kind: string, args: Value = null): Promise<T> {
+  return unwrap(await commands.spawnAwaitable(kind, args)) as T;
+}
+
+/** Starts a local job kind the app registered; resolves with its id at once. */
+export async function spawnLocal(kind: string, args: Value = null): Promise<string> {
+  return unwrap(await commands.spawnLocal(kind, args));
+}
+
+/**
+ * Cancels a job: a number is a durable job's id, a string such as `"local-3"` a
+ * local job's.
+ */
+export async function cancel(job: number | string | JobRef): Promise<"cancelled" | "requested" | "alreadyFinished"> {
+  const ref: JobRef = typeof job === "number" ? { durable: job } : typeof job === "string" ? { local: job } : job;
+  return unwrap(await commands.cancel(ref));
+}
+
+/** Syncs a target (`connector/account/name`) now: the user pressed Refresh. */
+export async function syncNow(target: string): Promise<SyncOutcome> {
+  return unwrap(await commands.syncNow(target));
+}
+
+/** Syncs a target if an automatic trigger may. */
+export async function syncIfDue(target: string): Promise<SyncOutcome> {
+  return unwrap(await commands.syncIfDue(target));
+}
+
+/** State and health of every sync target. */
+export async function syncStatus(): Promise<SyncStatus[]> {
+  return unwrap(await commands.syncStatus());
+}
+
+/** Every plugin event, with the count the webview stream has dropped so far. */
+export async function onJobsEvent(handler: (event: Event, dropped: number) => void): Promise<UnlistenFn> {
+  return events.jobsEvent.listen((message) => handler(message.payload.event, message.payload.dropped));
+}
+
+function onType<K extends Event["type"]>(
+  type: K,
+  handler: (event: Extract<Event, { type: K }>) => void,
+): Promise<UnlistenFn> {
+  return onJobsEvent((event) => {
+    if (event.type === type) {
+      handler(event as Extract<Event, { type: K }>);
+    }
+  });
+}
+
+/** Durable job state changes. */
+export function onJobState(handler: (event: JobStateChanged) => void): Promise<UnlistenFn> {
+  return onType("jobStateChanged", handler);
+}
+
+/** Local job progress, about one event per percent. */
+export function onJobProgress(handler: (event: LocalJobProgress) => void): Promise<UnlistenFn> {
+  return onType("localJobProgress", handler);
+}
+
+/** Local job state changes. */
+export function onLocalJobState(handler: (event: LocalJobChanged) => void): Promise<UnlistenFn> {
+  return onType("localJobChanged", handler);
+}
+
+/** Sync progress. */
+export function onSyncProgress(handler: (event: SyncProgress) => void): Promise<UnlistenFn> {
+  return onType("syncProgress", handler);
+}
+
+/** Health changes of sync targets and components. */
+export function onHealth(handler: (event: PluginHealth) => void): Promise<UnlistenFn> {
+  return onType("pluginHealth", handler);
+}
+
+/**
+ * Follows one local job to its end, calling `onProgress` with 0 to 100 (or `null`
+ * when the total is unknown), and resolves with its final record.
+ */
+export async function watchLocalJob(
+  id: string,
+  onProgress: (percent: number | null, event: LocalJobProgress) => void = () => {},
+): Promise<LocalJob> {
+  let finish: () => void = () => {};
+  const ended = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  const unlisten = await onJobsEvent((event) => {
+    if (event.type === "localJobProgress" && event.id === id) {
+      onProgress(event.percent, event);
+    } else if (event.type === "localJobChanged" && event.id === id && event.status !== "running") {
+      finish();
+    }
+  });
+  try {
+    // It may have ended before the listener was in place.
+    const current = unwrap(await commands.getLocalJob(id));
+    if (current === null) {
+      throw new JobsError("notFound", `no local job ${id}`);
+    }
+    if (current.status === "running") {
+      await ended;
+    }
+    const last = unwrap(await commands.getLocalJob(id));
+    return last ?? current;
+  } finally {
+    unlisten();
+  }
+}
+
+/**
+ * Passes the browser's `online`/`offline` events to the plugin as a hint (coming
+ * online retries offline syncs at once). Returns a function that stops it.
+ */
+export function wireNetworkHint(target: Pick<Window, "addEventListener" | "removeEventListener"> = window): () => void {
+  const online = () => void commands.networkHint(true);
+  const offline = () => void commands.networkHint(false);
+  target.addEventListener("online", online);
+  target.addEventListener("offline", offline);
+  return () => {
+    target.removeEventListener("online", online);
+    target.removeEventListener("offline", offline);
+  };
+}

@@ -1,0 +1,416 @@
+//! The Tauri layer: the plugin [`Builder`], the [`JobsExt`] extension trait, typed
+//! commands and events, and the automatic sync triggers.
+//!
+//! In `setup` the plugin opens `raw.db` (the app's data directory by default) and
+//! reads `config.toml` (the app's config directory by default), starts the runner,
+//! the scheduler and the sync engine, forwards bus events to the webview, and watches
+//! window focus and waking from sleep. On app exit it stops them, letting running
+//! jobs finish for a grace period. There is no business logic here.
+
+pub mod commands;
+mod error;
+mod events;
+mod triggers;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+use tauri::plugin::TauriPlugin;
+use tauri::{Manager, RunEvent, Runtime, State, WindowEvent};
+use tokio_util::sync::CancellationToken;
+
+pub use error::CommandError;
+pub use events::{JobsEvent, WEBVIEW_STREAM_CAPACITY};
+
+use crate::bus::EventBus;
+use crate::config::Config;
+use crate::local::{BoxError, LocalJobContext, LocalJobs};
+use crate::queue::{Queue, QueueOptions};
+use crate::runner::{Handler, Runner, RunnerSettings};
+use crate::scheduler::{ScheduleSpec, Scheduler};
+use crate::sync::{BoxFuture, SyncEngine, SyncPolicy, SyncSource, SyncTarget};
+
+/// The plugin's name: commands are `plugin:jobs|<command>`.
+pub const PLUGIN_NAME: &str = "jobs";
+
+/// Every IPC command, as build.rs lists them for permissions.
+pub const COMMANDS: &[&str] = &[
+    "enqueue",
+    "get_job",
+    "list_jobs",
+    "job_counts",
+    "cancel",
+    "spawn_local",
+    "spawn_awaitable",
+    "get_local_job",
+    "list_local_jobs",
+    "sync_now",
+    "sync_if_due",
+    "sync_status",
+    "network_hint",
+    "list_schedules",
+    "disconnect_account",
+    "prune_jobs",
+];
+
+/// The tauri-specta builder with every command and event: the plugin's invoke
+/// handler, and what `guest-js/bindings.ts` is exported from.
+///
+/// 64-bit integers are exported as `number`, on purpose: durable job ids count up
+/// from 1, times are milliseconds since the epoch and counters count events, all far
+/// below 2^53 where JavaScript numbers stay exact; integers inside JSON payloads
+/// (`serde_json::Value`) are JavaScript numbers anyway. Local job ids are strings.
+#[must_use]
+pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
+    tauri_specta::Builder::<R>::new()
+        .plugin_name(PLUGIN_NAME)
+        .dangerously_cast_bigints_to_number()
+        // One TypeScript type per Rust type: what the webview sends and receives.
+        .disable_serde_phases()
+        .commands(tauri_specta::collect_commands![
+            commands::enqueue,
+            commands::get_job,
+            commands::list_jobs,
+            commands::job_counts,
+            commands::cancel,
+            commands::spawn_local,
+            commands::spawn_awaitable,
+            commands::get_local_job,
+            commands::list_local_jobs,
+            commands::sync_now,
+            commands::sync_if_due,
+            commands::sync_status,
+            commands::network_hint,
+            commands::list_schedules,
+            commands::disconnect_account,
+            commands::prune_jobs,
+        ])
+        .events(tauri_specta::collect_events![JobsEvent])
+}
+
+type LocalRun =
+    dyn Fn(Value, LocalJobContext) -> BoxFuture<'static, Result<Value, BoxError>> + Send + Sync;
+
+/// A local job kind the webview may start by name.
+#[derive(Clone)]
+pub(crate) struct LocalKind {
+    pub(crate) run: Arc<LocalRun>,
+    pub(crate) exclusive: bool,
+}
+
+/// Everything the plugin runs, managed as Tauri state. Reach it with
+/// [`JobsExt::jobs`].
+pub struct Jobs {
+    pub(crate) queue: Queue,
+    pub(crate) runner: Runner,
+    pub(crate) scheduler: Scheduler,
+    pub(crate) sync: SyncEngine,
+    pub(crate) local: LocalJobs,
+    pub(crate) bus: EventBus,
+    pub(crate) local_kinds: HashMap<String, LocalKind>,
+    grace: Duration,
+    stop: CancellationToken,
+}
+
+impl std::fmt::Debug for Jobs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Jobs").finish_non_exhaustive()
+    }
+}
+
+impl Jobs {
+    /// The durable queue.
+    #[must_use]
+    pub fn queue(&self) -> &Queue {
+        &self.queue
+    }
+
+    /// The runner of durable jobs.
+    #[must_use]
+    pub fn runner(&self) -> &Runner {
+        &self.runner
+    }
+
+    /// The scheduler.
+    #[must_use]
+    pub fn scheduler(&self) -> &Scheduler {
+        &self.scheduler
+    }
+
+    /// The sync engine.
+    #[must_use]
+    pub fn sync(&self) -> &SyncEngine {
+        &self.sync
+    }
+
+    /// Process-local jobs.
+    #[must_use]
+    pub fn local(&self) -> &LocalJobs {
+        &self.local
+    }
+
+    /// The event bus.
+    #[must_use]
+    pub fn bus(&self) -> &EventBus {
+        &self.bus
+    }
+
+    /// Stops the runner (with the grace period), the scheduler and the sync loop.
+    pub async fn shutdown(&self) {
+        self.stop.cancel();
+        if let Err(error) = self.runner.stop(self.grace).await {
+            tracing::warn!(%error, "runner did not stop cleanly");
+        }
+        self.scheduler.stop().await;
+        self.sync.stop().await;
+    }
+}
+
+/// `app.jobs()` on anything that is a [`Manager`].
+pub trait JobsExt<R: Runtime> {
+    /// The plugin's state.
+    ///
+    /// # Panics
+    ///
+    /// When the plugin was not registered.
+    fn jobs(&self) -> State<'_, Jobs>;
+}
+
+impl<R: Runtime, T: Manager<R>> JobsExt<R> for T {
+    fn jobs(&self) -> State<'_, Jobs> {
+        self.state::<Jobs>()
+    }
+}
+
+/// Builds the plugin: handlers, schedules, sync targets and the local job kinds the
+/// webview may start.
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use tauri_plugin_jobs::runner::{Handler, JobContext};
+/// use tauri_plugin_jobs::scheduler::ScheduleSpec;
+///
+/// fn jobs_plugin<R: tauri::Runtime>() -> tauri::plugin::TauriPlugin<R> {
+///     tauri_plugin_jobs::Builder::new()
+///         .handler(Handler::new("thumbnail", |path: String, _ctx: JobContext| async move {
+///             Ok(path.len())
+///         }))
+///         .schedule(ScheduleSpec::every("cleanup", "thumbnail", Duration::from_secs(3600)))
+///         .build()
+/// }
+/// // tauri::Builder::default().plugin(jobs_plugin())
+/// ```
+#[derive(Default)]
+#[must_use]
+pub struct Builder {
+    handlers: Vec<Handler>,
+    schedules: Vec<ScheduleSpec>,
+    targets: Vec<(SyncTarget, SyncPolicy, Arc<dyn SyncSource>)>,
+    local_kinds: HashMap<String, LocalKind>,
+    database: Option<PathBuf>,
+    config: Option<PathBuf>,
+    grace: Option<Duration>,
+}
+
+impl Builder {
+    /// An empty builder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers a durable job handler.
+    pub fn handler(mut self, handler: Handler) -> Self {
+        self.handlers.push(handler);
+        self
+    }
+
+    /// Adds (or updates) a schedule at start-up.
+    pub fn schedule(mut self, schedule: ScheduleSpec) -> Self {
+        self.schedules.push(schedule);
+        self
+    }
+
+    /// Registers a sync target.
+    pub fn sync_target(
+        mut self,
+        target: SyncTarget,
+        policy: SyncPolicy,
+        source: Arc<dyn SyncSource>,
+    ) -> Self {
+        self.targets.push((target, policy, source));
+        self
+    }
+
+    /// A local job kind the webview may start by name with JSON arguments.
+    pub fn local_kind<A, T, F, Fut>(self, kind: impl Into<String>, run: F) -> Self
+    where
+        A: DeserializeOwned + Send + 'static,
+        T: Serialize + Send + 'static,
+        F: Fn(A, LocalJobContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<T, BoxError>> + Send + 'static,
+    {
+        self.add_local_kind(kind.into(), false, run)
+    }
+
+    /// The same, but only one job of the kind at a time.
+    pub fn exclusive_local_kind<A, T, F, Fut>(self, kind: impl Into<String>, run: F) -> Self
+    where
+        A: DeserializeOwned + Send + 'static,
+        T: Serialize + Send + 'static,
+        F: Fn(A, LocalJobContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<T, BoxError>> + Send + 'static,
+    {
+        self.add_local_kind(kind.into(), true, run)
+    }
+
+    fn add_local_kind<A, T, F, Fut>(mut self, kind: String, exclusive: bool, run: F) -> Self
+    where
+        A: DeserializeOwned + Send + 'static,
+        T: Serialize + Send + 'static,
+        F: Fn(A, LocalJobContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<T, BoxError>> + Send + 'static,
+    {
+        let run = Arc::new(run);
+        let erased = move |args: Value,
+                           ctx: LocalJobContext|
+              -> BoxFuture<'static, Result<Value, BoxError>> {
+            let run = run.clone();
+            Box::pin(async move {
+                let args =
+                    A::deserialize(args).map_err(|error| format!("invalid args: {error}"))?;
+                let value = run(args, ctx).await?;
+                Ok(serde_json::to_value(value)?)
+            })
+        };
+        self.local_kinds.insert(
+            kind,
+            LocalKind {
+                run: Arc::new(erased),
+                exclusive,
+            },
+        );
+        self
+    }
+
+    /// Where `raw.db` lives; the app's data directory by default.
+    pub fn database(mut self, path: impl Into<PathBuf>) -> Self {
+        self.database = Some(path.into());
+        self
+    }
+
+    /// Where `config.toml` lives; the app's config directory by default.
+    pub fn config(mut self, path: impl Into<PathBuf>) -> Self {
+        self.config = Some(path.into());
+        self
+    }
+
+    /// How long running jobs may finish when the app exits; 5 s by default.
+    pub fn grace(mut self, grace: Duration) -> Self {
+        self.grace = Some(grace);
+        self
+    }
+
+    /// The plugin.
+    pub fn build<R: Runtime>(self) -> TauriPlugin<R> {
+        let specta = specta_builder::<R>();
+        let handler = specta.invoke_handler();
+        let mut setup = Some(self);
+        tauri::plugin::Builder::new(PLUGIN_NAME)
+            .invoke_handler(handler)
+            .setup(move |app, _api| {
+                specta.mount_events(app);
+                let builder = setup.take().ok_or("the jobs plugin was set up twice")?;
+                let jobs = builder.start(app)?;
+                events::forward(app.clone(), &jobs.bus);
+                triggers::watch_wake(jobs.sync.clone(), jobs.stop.clone());
+                app.manage(jobs);
+                Ok(())
+            })
+            .on_event(|app, event| match event {
+                RunEvent::WindowEvent {
+                    event: WindowEvent::Focused(true),
+                    ..
+                } => {
+                    if let Some(jobs) = app.try_state::<Jobs>() {
+                        drop(triggers::on_focus(&jobs.sync));
+                    }
+                }
+                RunEvent::Exit => {
+                    if let Some(jobs) = app.try_state::<Jobs>() {
+                        tauri::async_runtime::block_on(jobs.shutdown());
+                    }
+                }
+                _ => {}
+            })
+            .build()
+    }
+
+    /// Opens everything and starts the loops.
+    fn start<R: Runtime>(self, app: &tauri::AppHandle<R>) -> crate::Result<Jobs> {
+        let paths = app.path();
+        let config_path = match self.config {
+            Some(path) => path,
+            None => paths
+                .app_config_dir()
+                .map_err(|error| crate::Error::invalid_argument("config", error.to_string()))?
+                .join("config.toml"),
+        };
+        let database = match self.database {
+            Some(path) => path,
+            None => paths
+                .app_data_dir()
+                .map_err(|error| crate::Error::invalid_argument("database", error.to_string()))?
+                .join("raw.db"),
+        };
+        let config = Config::load(&config_path)?;
+        let bus = EventBus::new();
+        let queue = Queue::open(
+            &database,
+            QueueOptions::new().bus(bus.clone()).config(&config.jobs),
+        )?;
+        let runner = Runner::new(
+            queue.clone(),
+            self.handlers,
+            RunnerSettings::from_config(&config.jobs),
+        )?;
+        let scheduler = Scheduler::new(queue.clone());
+        for schedule in self.schedules {
+            scheduler.upsert(schedule)?;
+        }
+        let sync = SyncEngine::new(queue.clone());
+        for (target, policy, source) in self.targets {
+            sync.register(target, policy, source)?;
+        }
+        let local = LocalJobs::new(bus.clone());
+        let jobs = Jobs {
+            queue,
+            runner: runner.clone(),
+            scheduler: scheduler.clone(),
+            sync: sync.clone(),
+            local,
+            bus,
+            local_kinds: self.local_kinds,
+            grace: self.grace.unwrap_or(Duration::from_secs(5)),
+            stop: CancellationToken::new(),
+        };
+        tauri::async_runtime::block_on(async move {
+            runner.start();
+            scheduler.start();
+            sync.start();
+        });
+        Ok(jobs)
+    }
+}
+
+/// The plugin with nothing registered: a queue, scheduler and sync engine for the
+/// app's own Rust code to fill through [`JobsExt`].
+#[must_use]
+pub fn init<R: Runtime>() -> TauriPlugin<R> {
+    Builder::new().build()
+}

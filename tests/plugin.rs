@@ -1,0 +1,426 @@
+//! The Tauri layer through a mock runtime: every command over IPC, bad arguments,
+//! denied permissions, events reaching the app, and the committed TypeScript
+//! bindings matching a fresh export.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::test::{
+    get_ipc_response, mock_builder, mock_context, noop_assets, MockRuntime, INVOKE_KEY,
+};
+use tauri::utils::acl::ExecutionContext;
+use tauri::webview::InvokeRequest;
+use tauri::{Listener, WebviewWindow, WebviewWindowBuilder};
+use tauri_plugin_jobs::runner::{Handler, JobContext};
+use tauri_plugin_jobs::scheduler::ScheduleSpec;
+use tauri_plugin_jobs::sync::testing::FakeSource;
+use tauri_plugin_jobs::sync::{SyncPolicy, SyncReport, SyncResult, SyncTarget};
+use tauri_plugin_jobs::JobsExt;
+
+struct App {
+    _dir: tempfile::TempDir,
+    app: tauri::App<MockRuntime>,
+    window: WebviewWindow<MockRuntime>,
+    source: Arc<FakeSource>,
+}
+
+/// A mock app with the plugin; `granted` lists the commands the window may call.
+fn app(granted: &[&str]) -> App {
+    let dir = tempfile::tempdir().unwrap();
+    let source = Arc::new(FakeSource::new());
+    source.push(Ok(SyncResult::Updated(
+        SyncReport::changed(4).with_etag("\"e1\""),
+    )));
+    let plugin = tauri_plugin_jobs::Builder::new()
+        .database(dir.path().join("raw.db"))
+        .config(dir.path().join("config.toml"))
+        .handler(Handler::new(
+            "echo",
+            |text: String, _ctx: JobContext| async move { Ok(text) },
+        ))
+        .schedule(
+            ScheduleSpec::every("tidy", "echo", Duration::from_secs(3600)).payload(json!("tidy")),
+        )
+        .sync_target(
+            SyncTarget::new("demo", "me", "feed"),
+            SyncPolicy::every(Duration::from_secs(600)).min_interval(Duration::from_secs(60)),
+            source.clone(),
+        )
+        .local_kind("double", |n: u32, _ctx| async move { Ok(n * 2) })
+        .exclusive_local_kind("export", |steps: u64, ctx| async move {
+            for step in 1..=steps {
+                ctx.progress(step, Some(steps)).await;
+            }
+            Ok(steps)
+        })
+        .build();
+    let mut context = mock_context(noop_assets());
+    for command in granted {
+        context
+            .runtime_authority_mut()
+            .__allow_command(format!("plugin:jobs|{command}"), ExecutionContext::Local);
+    }
+    let app = mock_builder().plugin(plugin).build(context).unwrap();
+    let window = WebviewWindowBuilder::new(&app, "main", Default::default())
+        .build()
+        .unwrap();
+    App {
+        _dir: dir,
+        app,
+        window,
+        source,
+    }
+}
+
+fn invoke(window: &WebviewWindow<MockRuntime>, command: &str, args: Value) -> Result<Value, Value> {
+    get_ipc_response(
+        window,
+        InvokeRequest {
+            cmd: format!("plugin:jobs|{command}"),
+            callback: CallbackFn(0),
+            error: CallbackFn(1),
+            url: "tauri://localhost".parse().unwrap(),
+            body: InvokeBody::Json(args),
+            headers: Default::default(),
+            invoke_key: INVOKE_KEY.to_string(),
+        },
+    )
+    .map(|body| body.deserialize::<Value>().unwrap())
+}
+
+const ALL: &[&str] = &[
+    "enqueue",
+    "get_job",
+    "list_jobs",
+    "job_counts",
+    "cancel",
+    "spawn_local",
+    "spawn_awaitable",
+    "get_local_job",
+    "list_local_jobs",
+    "sync_now",
+    "sync_if_due",
+    "sync_status",
+    "network_hint",
+    "list_schedules",
+    "disconnect_account",
+    "prune_jobs",
+];
+
+#[test]
+fn durable_job_commands_work_over_ipc() {
+    let app = app(ALL);
+    let enqueued = invoke(
+        &app.window,
+        "enqueue",
+        json!({"kind": "echo", "payload": "hi", "options": {"priority": 100}}),
+    )
+    .unwrap();
+    let id = enqueued["id"].as_f64().unwrap();
+    assert_eq!(enqueued["created"], json!(true));
+    let job = invoke(&app.window, "get_job", json!({"id": id})).unwrap();
+    assert_eq!(job["kind"], json!("echo"));
+    assert_eq!(
+        job["actor"],
+        json!("user"),
+        "the webview speaks for the user"
+    );
+    assert_eq!(job["priority"], json!(100));
+    let list = invoke(
+        &app.window,
+        "list_jobs",
+        json!({"filter": {"kind": "echo"}}),
+    )
+    .unwrap();
+    assert!(!list.as_array().unwrap().is_empty());
+    let counts = invoke(&app.window, "job_counts", json!({})).unwrap();
+    assert!(counts
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["kind"] == json!("echo")));
+    let delayed = invoke(
+        &app.window,
+        "enqueue",
+        json!({"kind": "echo", "payload": "later", "options": {"delayMs": 3_600_000}}),
+    )
+    .unwrap();
+    let cancelled = invoke(
+        &app.window,
+        "cancel",
+        json!({"job": {"durable": delayed["id"]}}),
+    )
+    .unwrap();
+    assert_eq!(cancelled, json!("cancelled"));
+    let schedules = invoke(&app.window, "list_schedules", json!({})).unwrap();
+    assert_eq!(schedules[0]["name"], json!("tidy"));
+    assert!(
+        schedules[0]["nextRun"].as_f64().unwrap() > 1.7e12,
+        "times are plain ms numbers"
+    );
+}
+
+#[test]
+fn local_job_commands_work_over_ipc() {
+    let app = app(ALL);
+    assert_eq!(
+        invoke(
+            &app.window,
+            "spawn_awaitable",
+            json!({"kind": "double", "args": 21})
+        )
+        .unwrap(),
+        json!(42)
+    );
+    let id = invoke(
+        &app.window,
+        "spawn_local",
+        json!({"kind": "export", "args": 10}),
+    )
+    .unwrap();
+    assert!(id.as_str().unwrap().starts_with("local-"));
+    let jobs = app.app.jobs();
+    let local_id = id.as_str().unwrap().parse().unwrap();
+    for _ in 0..1000 {
+        if jobs
+            .local()
+            .get(local_id)
+            .is_some_and(|j| j.finished_at.is_some())
+        {
+            break;
+        }
+        std::thread::yield_now();
+    }
+    let record = invoke(&app.window, "get_local_job", json!({"id": id})).unwrap();
+    assert_eq!(record["status"], json!("succeeded"));
+    assert_eq!(record["done"], json!(10));
+    assert!(!invoke(&app.window, "list_local_jobs", json!({}))
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .is_empty());
+    let gone = invoke(
+        &app.window,
+        "cancel",
+        json!({"job": {"local": "local-999"}}),
+    )
+    .unwrap_err();
+    assert_eq!(gone["code"], json!("notFound"));
+    let unknown = invoke(
+        &app.window,
+        "spawn_awaitable",
+        json!({"kind": "nope", "args": null}),
+    )
+    .unwrap_err();
+    assert_eq!(unknown["code"], json!("invalidArgument"));
+    assert!(unknown["message"].as_str().unwrap().contains("`kind`"));
+    let bad_args = invoke(
+        &app.window,
+        "spawn_awaitable",
+        json!({"kind": "double", "args": "x"}),
+    )
+    .unwrap_err();
+    assert_eq!(bad_args["code"], json!("jobFailed"));
+}
+
+#[test]
+fn sync_commands_work_over_ipc() {
+    let app = app(ALL);
+    let outcome = invoke(&app.window, "sync_now", json!({"target": "demo/me/feed"})).unwrap();
+    assert!(
+        matches!(outcome["outcome"].as_str(), Some("updated" | "notModified")),
+        "{outcome}"
+    );
+    let again = invoke(
+        &app.window,
+        "sync_if_due",
+        json!({"target": "demo/me/feed"}),
+    )
+    .unwrap();
+    assert_eq!(
+        again["outcome"],
+        json!("skipped"),
+        "inside min_interval: {again}"
+    );
+    let status = invoke(&app.window, "sync_status", json!({})).unwrap();
+    assert_eq!(status[0]["target"], json!("demo/me/feed"));
+    assert_eq!(status[0]["state"]["etag"], json!("\"e1\""));
+    assert_eq!(status[0]["health"]["status"], json!("healthy"));
+    invoke(&app.window, "network_hint", json!({"online": true})).unwrap();
+    let bad = invoke(&app.window, "sync_now", json!({"target": "demo/me"})).unwrap_err();
+    assert_eq!(bad["code"], json!("invalidArgument"));
+    assert!(app.source.calls() >= 1);
+    let removed = invoke(
+        &app.window,
+        "disconnect_account",
+        json!({"connector": "demo", "account": "me"}),
+    )
+    .unwrap();
+    assert_eq!(removed, json!(1));
+    assert!(invoke(&app.window, "sync_status", json!({}))
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .is_empty());
+    assert_eq!(
+        invoke(&app.window, "prune_jobs", json!({"olderThanMs": 0})).unwrap(),
+        json!(0)
+    );
+}
+
+#[test]
+fn wrong_or_missing_arguments_name_the_argument() {
+    let app = app(ALL);
+    let missing = invoke(&app.window, "enqueue", json!({"payload": 1})).unwrap_err();
+    assert!(missing.as_str().unwrap().contains("kind"), "{missing}");
+    let wrong = invoke(&app.window, "get_job", json!({"id": "seven"})).unwrap_err();
+    assert!(wrong.as_str().unwrap().contains("id"), "{wrong}");
+    let unknown_option = invoke(
+        &app.window,
+        "enqueue",
+        json!({"kind": "echo", "payload": 1, "options": {"prio": 1}}),
+    )
+    .unwrap_err();
+    assert!(
+        unknown_option.as_str().unwrap().contains("prio"),
+        "{unknown_option}"
+    );
+    let negative = invoke(
+        &app.window,
+        "enqueue",
+        json!({"kind": "echo", "payload": 1, "options": {"delayMs": -5}}),
+    )
+    .unwrap_err();
+    assert!(
+        negative["message"]
+            .as_str()
+            .unwrap()
+            .contains("options.delayMs"),
+        "{negative}"
+    );
+    let empty_kind = invoke(&app.window, "enqueue", json!({"kind": "", "payload": 1})).unwrap_err();
+    assert_eq!(empty_kind["code"], json!("invalidArgument"));
+    let local = invoke(&app.window, "get_local_job", json!({"id": "job-1"})).unwrap_err();
+    assert!(local.as_str().unwrap().contains("id"), "{local}");
+}
+
+#[test]
+fn a_command_outside_the_granted_set_is_refused() {
+    let app = app(&["job_counts"]);
+    assert!(invoke(&app.window, "job_counts", json!({})).is_ok());
+    let refused = invoke(
+        &app.window,
+        "disconnect_account",
+        json!({"connector": "demo", "account": "me"}),
+    )
+    .unwrap_err();
+    assert!(
+        refused.as_str().unwrap().contains("not allowed"),
+        "{refused}"
+    );
+    assert_eq!(
+        app.app.jobs().sync().targets().len(),
+        1,
+        "nothing was removed"
+    );
+}
+
+#[test]
+fn bus_events_reach_the_app_as_typed_tauri_events() {
+    let app = app(ALL);
+    let (tx, rx) = std::sync::mpsc::channel();
+    app.app.listen_any("plugin:jobs:jobs-event", move |event| {
+        let _ = tx.send(event.payload().to_owned());
+    });
+    invoke(
+        &app.window,
+        "enqueue",
+        json!({"kind": "echo", "payload": "evt"}),
+    )
+    .unwrap();
+    // Other events (the start-up sync's health) may come first.
+    loop {
+        let text = rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("a job event in time");
+        let payload: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(payload["dropped"], json!(0));
+        if payload["event"]["type"] == json!("jobStateChanged") {
+            assert_eq!(payload["event"]["kind"], json!("echo"));
+            break;
+        }
+    }
+}
+
+#[test]
+fn default_permissions_leave_out_data_removal() {
+    let default = include_str!("../permissions/default.toml");
+    let table: toml::Table = default.parse().unwrap();
+    let granted: Vec<&str> = table["default"]["permissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert!(!granted.contains(&"allow-disconnect-account"));
+    assert!(!granted.contains(&"allow-prune-jobs"));
+    for command in ALL
+        .iter()
+        .filter(|c| !["disconnect_account", "prune_jobs"].contains(c))
+    {
+        let permission = format!("allow-{}", command.replace('_', "-"));
+        assert!(
+            granted.contains(&permission.as_str()),
+            "default lacks {permission}"
+        );
+    }
+}
+
+#[test]
+fn build_rs_lists_exactly_the_registered_commands() {
+    let build = include_str!("../build.rs");
+    let listed: Vec<&str> = build
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix('"')?.strip_suffix("\","))
+        .collect();
+    assert_eq!(listed, tauri_plugin_jobs::plugin::COMMANDS);
+    let bindings = export_bindings();
+    let mut exported: Vec<&str> = bindings
+        .split("plugin:jobs|")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .collect();
+    exported.sort_unstable();
+    let mut registered = tauri_plugin_jobs::plugin::COMMANDS.to_vec();
+    registered.sort_unstable();
+    assert_eq!(exported, registered);
+}
+
+fn export_bindings() -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bindings.ts");
+    tauri_plugin_jobs::plugin::specta_builder::<MockRuntime>()
+        .export(
+            specta_typescript::Typescript::default()
+                .header("// Generated by tauri-specta from the plugin's commands and events. Do not edit:\n// run `cargo test --test plugin` with UPDATE_BINDINGS=1 to refresh.\n"),
+            &path,
+        )
+        .unwrap();
+    std::fs::read_to_string(path).unwrap()
+}
+
+#[test]
+fn committed_bindings_match_a_fresh_export() {
+    let fresh = export_bindings();
+    let committed_path = concat!(env!("CARGO_MANIFEST_DIR"), "/guest-js/bindings.ts");
+    if std::env::var_os("UPDATE_BINDINGS").is_some() {
+        std::fs::write(committed_path, &fresh).unwrap();
+    }
+    let committed = std::fs::read_to_string(committed_path).unwrap_or_default();
+    assert!(
+        committed == fresh,
+        "guest-js/bindings.ts is stale: run `UPDATE_BINDINGS=1 cargo test --test plugin` and commit it"
+    );
+}
