@@ -1,8 +1,21 @@
 #!/usr/bin/env bash
-# Runs the main job. Until the example Tauri app lands (examples/tauri-app), this is the
-# headless queue demo: it enqueues jobs into raw.db, runs workers, and prints every
-# state change. raw.db lives in target/demo/ and survives between runs.
+# Runs the main job: the example app (examples/tauri-app), with raw.db in the app's
+# data directory. Without a display it runs under Xvfb (xvfb-run), which is only
+# useful to check that it starts. `scripts/run.sh --headless-demo` runs the
+# terminal-only queue demo instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-cargo run --locked --example queue_demo -- "$@"
+
+if [ "${1:-}" = "--headless-demo" ]; then
+  exec cargo run --locked --example queue_demo
+fi
+
+[ -d node_modules ] || npm ci --no-audit --no-fund
+npm run build >/dev/null
+cargo build --locked -p jobs-demo
+if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+  echo "run: no display; starting the app under Xvfb"
+  exec xvfb-run -a target/debug/jobs-demo
+fi
+exec target/debug/jobs-demo

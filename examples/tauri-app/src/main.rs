@@ -1,0 +1,136 @@
+//! The tauri-plugin-jobs demo: a sync target backed by a loopback HTTP feed with a
+//! Refresh button and focus-triggered sync, a long local "export" with a progress bar
+//! and Cancel, durable "ingest" jobs with priorities, retries and live states, and a
+//! schedule. `raw.db` lives in the app's data directory (or `JOBS_DEMO_DB`).
+
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+mod server;
+mod source;
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tauri::State;
+use tauri_plugin_jobs::local::BoxError;
+use tauri_plugin_jobs::queue::RetryPolicy;
+use tauri_plugin_jobs::runner::{Handler, JobContext, JobError};
+use tauri_plugin_jobs::scheduler::ScheduleSpec;
+use tauri_plugin_jobs::sync::{SyncPolicy, SyncTarget};
+
+use server::Feed;
+use source::FeedSource;
+
+/// An ingest batch; it fails its first `fail_first` attempts, as a flaky API would.
+#[derive(Debug, Deserialize)]
+struct Ingest {
+    batch: u32,
+    #[serde(default)]
+    fail_first: u32,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Ingested {
+    batch: u32,
+    items: u32,
+}
+
+/// What the page shows about the demo server.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ServerInfo {
+    address: String,
+    failing: bool,
+}
+
+struct DemoServer {
+    address: String,
+    feed: Arc<Feed>,
+}
+
+#[tauri::command]
+fn server_info(server: State<'_, DemoServer>) -> ServerInfo {
+    ServerInfo {
+        address: server.address.clone(),
+        failing: server.feed.failing.load(Ordering::Relaxed),
+    }
+}
+
+#[tauri::command]
+fn set_server_failing(server: State<'_, DemoServer>, failing: bool) -> ServerInfo {
+    server.feed.failing.store(failing, Ordering::Relaxed);
+    server_info(server)
+}
+
+#[tauri::command]
+fn bump_feed(server: State<'_, DemoServer>) {
+    server.feed.version.fetch_add(1, Ordering::Relaxed);
+}
+
+fn ingest_handler() -> Handler {
+    Handler::new("ingest", |job: Ingest, ctx: JobContext| async move {
+        tokio::time::sleep(Duration::from_millis(1200)).await;
+        if ctx.attempt <= job.fail_first {
+            return Err(JobError::retryable(format!(
+                "upstream answered 502 for batch {} (api_key=demo-secret-123)",
+                job.batch
+            )));
+        }
+        Ok(Ingested {
+            batch: job.batch,
+            items: 10 + job.batch % 7,
+        })
+    })
+    .concurrency(2)
+    .max_attempts(4)
+    .retry(
+        RetryPolicy::new(Duration::from_secs(2), Duration::from_secs(10), 0.2)
+            .expect("a valid policy"),
+    )
+}
+
+fn main() {
+    let (address, feed) = server::start().expect("the demo feed starts on loopback");
+    let mut jobs = tauri_plugin_jobs::Builder::new()
+        .handler(ingest_handler())
+        .schedule(
+            ScheduleSpec::every("ingest-every-minute", "ingest", Duration::from_secs(60))
+                .payload(serde_json::json!({ "batch": 0 }))
+                .dedupe_key("scheduled-ingest"),
+        )
+        .sync_target(
+            SyncTarget::new("demo", "local", "feed"),
+            SyncPolicy::every(Duration::from_secs(30))
+                .min_interval(Duration::from_secs(5))
+                .backoff(Duration::from_secs(5), Duration::from_secs(60))
+                .offline_retry(Duration::from_secs(5)),
+            Arc::new(FeedSource {
+                address: address.clone(),
+            }),
+        )
+        .exclusive_local_kind("export", |steps: u64, ctx| async move {
+            for step in 1..=steps {
+                if ctx.is_cancelled() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(15)).await;
+                ctx.progress(step, Some(steps)).await;
+            }
+            Ok::<_, BoxError>(format!("exported {steps} rows"))
+        });
+    if let Some(path) = std::env::var_os("JOBS_DEMO_DB") {
+        jobs = jobs.database(path);
+    }
+    tauri::Builder::default()
+        .plugin(jobs.build())
+        .manage(DemoServer { address, feed })
+        .invoke_handler(tauri::generate_handler![
+            server_info,
+            set_server_failing,
+            bump_feed
+        ])
+        .run(tauri::generate_context!())
+        .expect("the demo app runs");
+}
