@@ -19,6 +19,10 @@ const COMMANDS: &[&str] = &[
     "list_schedules",
     "disconnect_account",
     "prune_jobs",
+    "agent_claim",
+    "agent_heartbeat",
+    "agent_complete",
+    "agent_fail",
 ];
 
 fn main() {

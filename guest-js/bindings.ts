@@ -49,6 +49,17 @@ export const commands = {
 	disconnectAccount: (connector: string, account: string) => typedError<number, CommandError>(__TAURI_INVOKE("plugin:jobs|disconnect_account", { connector, account })),
 	/**  Deletes finished durable jobs older than `olderThanMs`. */
 	pruneJobs: (olderThanMs: number) => typedError<number, CommandError>(__TAURI_INVOKE("plugin:jobs|prune_jobs", { olderThanMs })),
+	/**
+	 *  Claims jobs for an external agent through the same protocol as the app's runner:
+	 *  caps, fencing and at-least-once hold exactly as for internal workers.
+	 */
+	agentClaim: (request: AgentClaimArgs) => typedError<AgentJob[], CommandError>(__TAURI_INVOKE("plugin:jobs|agent_claim", { request })),
+	/**  Renews an agent's lease. */
+	agentHeartbeat: (lease: Lease) => typedError<AgentHeartbeat, CommandError>(__TAURI_INVOKE("plugin:jobs|agent_heartbeat", { lease })),
+	/**  Records an agent's success; the result is checked against the kind's schema. */
+	agentComplete: (lease: Lease, result: Value) => typedError<AgentFinished, CommandError>(__TAURI_INVOKE("plugin:jobs|agent_complete", { lease, result })),
+	/**  Records an agent's failed attempt. */
+	agentFail: (lease: Lease, error: string, permanent: boolean) => typedError<AgentFinished, CommandError>(__TAURI_INVOKE("plugin:jobs|agent_fail", { lease, error, permanent })),
 };
 
 /** Events */
@@ -65,6 +76,49 @@ export type Actor =
 "agent" | 
 /**  The app itself: schedules, syncs, follow-up work. */
 "system";
+
+/**  What an agent asks for in [`agent_claim`]. */
+export type AgentClaimArgs = {
+	/**  The agent's name; its leases are held by `agent:<name>`. */
+	agent: string,
+	/**  The kinds it can run. */
+	kinds: string[],
+	/**  Caps per kind, across every worker and process. */
+	limits: { [key in string]: number } | null,
+	/**  Lease length in milliseconds; 30 s by default. */
+	leaseMs: number | null,
+	/**  Jobs to claim at most; 1 by default. */
+	maxJobs: number | null,
+};
+
+/**  Where a job went after an agent finished an attempt. */
+export type AgentFinished = 
+/**  Succeeded. */
+"succeeded" | 
+/**  Failed for good. */
+"failed" | 
+/**  Queued again after a backoff. */
+"retrying" | 
+/**  Cancelled. */
+"cancelled" | 
+/**  Given back. */
+"released";
+
+/**  What a heartbeat or finish told the agent. */
+export type AgentHeartbeat = {
+	/**  The lease's new expiry. */
+	expiresAt: Timestamp,
+	/**  Stop and report the job cancelled. */
+	cancelRequested: boolean,
+};
+
+/**  A job an agent now holds, with the lease every later call must present. */
+export type AgentJob = {
+	/**  The job. */
+	job: Job,
+	/**  The lease. */
+	lease: Lease,
+};
 
 /**  What [`cancel`] did. */
 export type CancelResult = 
@@ -313,6 +367,22 @@ export type KindCount = {
 	status: JobStatus,
 	/**  How many. */
 	count: number,
+};
+
+/**  Proof that a worker holds a job: every later write is fenced by it. */
+export type Lease = {
+	/**  The job. */
+	jobId: JobId,
+	/**  Its kind. */
+	kind: string,
+	/**  The worker holding it. */
+	worker: string,
+	/**  The attempt this lease is for. */
+	attempt: number,
+	/**  When it runs out unless renewed. */
+	expiresAt: Timestamp,
+	/**  How long each renewal extends it, in milliseconds. */
+	lengthMs: number,
 };
 
 /**  A process-local job's record: kind-agnostic and safe to send to the webview. */

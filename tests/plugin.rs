@@ -107,6 +107,10 @@ const ALL: &[&str] = &[
     "list_schedules",
     "disconnect_account",
     "prune_jobs",
+    "agent_claim",
+    "agent_heartbeat",
+    "agent_complete",
+    "agent_fail",
 ];
 
 #[test]
@@ -355,7 +359,7 @@ fn bus_events_reach_the_app_as_typed_tauri_events() {
 }
 
 #[test]
-fn default_permissions_leave_out_data_removal() {
+fn default_permissions_leave_out_data_removal_and_agents() {
     let default = include_str!("../permissions/default.toml");
     let table: toml::Table = default.parse().unwrap();
     let granted: Vec<&str> = table["default"]["permissions"]
@@ -364,16 +368,20 @@ fn default_permissions_leave_out_data_removal() {
         .iter()
         .map(|p| p.as_str().unwrap())
         .collect();
-    assert!(!granted.contains(&"allow-disconnect-account"));
-    assert!(!granted.contains(&"allow-prune-jobs"));
-    for command in ALL
-        .iter()
-        .filter(|c| !["disconnect_account", "prune_jobs"].contains(c))
-    {
+    let withheld = [
+        "disconnect_account",
+        "prune_jobs",
+        "agent_claim",
+        "agent_heartbeat",
+        "agent_complete",
+        "agent_fail",
+    ];
+    for command in ALL {
         let permission = format!("allow-{}", command.replace('_', "-"));
-        assert!(
+        assert_eq!(
             granted.contains(&permission.as_str()),
-            "default lacks {permission}"
+            !withheld.contains(command),
+            "{permission} in the default set"
         );
     }
 }
@@ -422,5 +430,102 @@ fn committed_bindings_match_a_fresh_export() {
     assert!(
         committed == fresh,
         "guest-js/bindings.ts is stale: run `UPDATE_BINDINGS=1 cargo test --test plugin` and commit it"
+    );
+}
+
+#[test]
+fn external_agents_lease_jobs_through_ipc_with_the_same_fencing() {
+    let app = app(ALL);
+    let id = invoke(
+        &app.window,
+        "enqueue",
+        json!({"kind": "remote", "payload": {"n": 1}}),
+    )
+    .unwrap()["id"]
+        .clone();
+    let claimed = invoke(
+        &app.window,
+        "agent_claim",
+        json!({"request": {"agent": "sidecar", "kinds": ["remote"], "leaseMs": 60000, "maxJobs": 4}}),
+    )
+    .unwrap();
+    let claimed = claimed.as_array().unwrap();
+    assert_eq!(claimed.len(), 1);
+    assert_eq!(claimed[0]["job"]["id"], id);
+    let lease = claimed[0]["lease"].clone();
+    assert_eq!(lease["worker"], json!("agent:sidecar"));
+    let beat = invoke(&app.window, "agent_heartbeat", json!({"lease": lease})).unwrap();
+    assert_eq!(beat["cancelRequested"], json!(false));
+
+    // A lease that is not an agent's (say, the runner's) is refused outright.
+    let mut forged = lease.clone();
+    forged["worker"] = json!("runner-1-2");
+    let refused = invoke(
+        &app.window,
+        "agent_complete",
+        json!({"lease": forged, "result": 1}),
+    )
+    .unwrap_err();
+    assert_eq!(refused["code"], json!("invalidArgument"));
+    // A stale attempt is fenced out.
+    let mut stale = lease.clone();
+    stale["attempt"] = json!(7);
+    let fenced = invoke(
+        &app.window,
+        "agent_complete",
+        json!({"lease": stale, "result": 1}),
+    )
+    .unwrap_err();
+    assert_eq!(fenced["code"], json!("lostLease"));
+
+    let done = invoke(
+        &app.window,
+        "agent_complete",
+        json!({"lease": lease, "result": {"ok": true}}),
+    )
+    .unwrap();
+    assert_eq!(done, json!("succeeded"));
+    let job = invoke(&app.window, "get_job", json!({"id": id})).unwrap();
+    assert_eq!(job["status"], json!("succeeded"));
+    assert_eq!(job["result"], json!({"ok": true}));
+
+    invoke(
+        &app.window,
+        "enqueue",
+        json!({"kind": "remote", "payload": 2}),
+    )
+    .unwrap();
+    let again = invoke(
+        &app.window,
+        "agent_claim",
+        json!({"request": {"agent": "sidecar", "kinds": ["remote"]}}),
+    )
+    .unwrap();
+    let failed = invoke(
+        &app.window,
+        "agent_fail",
+        json!({"lease": again[0]["lease"], "error": "no GPU", "permanent": true}),
+    )
+    .unwrap();
+    assert_eq!(failed, json!("failed"));
+}
+
+#[test]
+fn agent_commands_are_refused_without_the_agents_set() {
+    let defaults: Vec<&str> = ALL
+        .iter()
+        .copied()
+        .filter(|c| !c.starts_with("agent_"))
+        .collect();
+    let app = app(&defaults);
+    let refused = invoke(
+        &app.window,
+        "agent_claim",
+        json!({"request": {"agent": "x", "kinds": ["remote"]}}),
+    )
+    .unwrap_err();
+    assert!(
+        refused.as_str().unwrap().contains("not allowed"),
+        "{refused}"
     );
 }

@@ -16,7 +16,8 @@ use super::Jobs;
 use crate::health::Health;
 use crate::local::{LocalJob, LocalJobFailure, LocalJobId};
 use crate::queue::{
-    Actor, CancelOutcome, EnqueueOptions, Job, JobFilter, JobId, KindCount, Priority,
+    Actor, CancelOutcome, ClaimRequest, EnqueueOptions, Finished, Job, JobFailure, JobFilter,
+    JobId, KindCount, Lease, Priority,
 };
 use crate::scheduler::Schedule;
 use crate::sync::{SyncOutcome, SyncState, SyncTarget, Trigger};
@@ -338,4 +339,158 @@ pub async fn disconnect_account(
 pub async fn prune_jobs(jobs: State<'_, Jobs>, older_than_ms: u64) -> CommandResult<u64> {
     let queue = jobs.queue.clone();
     blocking(move || queue.prune(Duration::from_millis(older_than_ms))).await
+}
+
+// ===== external agents (their own permission set, never in the default one) =====
+
+/// What an agent asks for in [`agent_claim`].
+#[derive(Debug, Clone, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AgentClaimArgs {
+    /// The agent's name; its leases are held by `agent:<name>`.
+    pub agent: String,
+    /// The kinds it can run.
+    pub kinds: Vec<String>,
+    /// Caps per kind, across every worker and process.
+    pub limits: Option<std::collections::HashMap<String, u32>>,
+    /// Lease length in milliseconds; 30 s by default.
+    pub lease_ms: Option<u64>,
+    /// Jobs to claim at most; 1 by default.
+    pub max_jobs: Option<u32>,
+}
+
+/// A job an agent now holds, with the lease every later call must present.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentJob {
+    /// The job.
+    pub job: Job,
+    /// The lease.
+    pub lease: Lease,
+}
+
+/// What a heartbeat or finish told the agent.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentHeartbeat {
+    /// The lease's new expiry.
+    pub expires_at: crate::clock::Timestamp,
+    /// Stop and report the job cancelled.
+    pub cancel_requested: bool,
+}
+
+/// Where a job went after an agent finished an attempt.
+#[derive(Debug, Clone, Copy, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub enum AgentFinished {
+    /// Succeeded.
+    Succeeded,
+    /// Failed for good.
+    Failed,
+    /// Queued again after a backoff.
+    Retrying,
+    /// Cancelled.
+    Cancelled,
+    /// Given back.
+    Released,
+}
+
+impl From<Finished> for AgentFinished {
+    fn from(finished: Finished) -> Self {
+        match finished {
+            Finished::Succeeded => AgentFinished::Succeeded,
+            Finished::Retrying { .. } => AgentFinished::Retrying,
+            Finished::Cancelled => AgentFinished::Cancelled,
+            Finished::Released => AgentFinished::Released,
+            _ => AgentFinished::Failed,
+        }
+    }
+}
+
+const AGENT_PREFIX: &str = "agent:";
+
+/// Leases presented over IPC must be agents' own: a webview can never finish a job
+/// that the app's runner holds.
+fn agent_lease(lease: Lease) -> CommandResult<Lease> {
+    if lease.worker.starts_with(AGENT_PREFIX) {
+        Ok(lease)
+    } else {
+        Err(invalid("lease", "is not an agent's lease"))
+    }
+}
+
+/// Claims jobs for an external agent through the same protocol as the app's runner:
+/// caps, fencing and at-least-once hold exactly as for internal workers.
+#[tauri::command]
+#[specta::specta]
+pub async fn agent_claim(
+    jobs: State<'_, Jobs>,
+    request: AgentClaimArgs,
+) -> CommandResult<Vec<AgentJob>> {
+    if request.agent.is_empty() {
+        return Err(invalid("request.agent", "must not be empty"));
+    }
+    let mut claim = ClaimRequest::new(format!("{AGENT_PREFIX}{}", request.agent), request.kinds)
+        .lease(Duration::from_millis(request.lease_ms.unwrap_or(30_000)))
+        .max_jobs(request.max_jobs.unwrap_or(1));
+    claim.limits = request.limits.unwrap_or_default();
+    let queue = jobs.queue.clone();
+    let claimed = blocking(move || queue.claim(&claim)).await?;
+    Ok(claimed
+        .into_iter()
+        .map(|claimed| AgentJob {
+            job: claimed.job,
+            lease: claimed.lease,
+        })
+        .collect())
+}
+
+/// Renews an agent's lease.
+#[tauri::command]
+#[specta::specta]
+pub async fn agent_heartbeat(jobs: State<'_, Jobs>, lease: Lease) -> CommandResult<AgentHeartbeat> {
+    let lease = agent_lease(lease)?;
+    let queue = jobs.queue.clone();
+    let beat = blocking(move || queue.heartbeat(&lease)).await?;
+    Ok(AgentHeartbeat {
+        expires_at: beat.expires_at,
+        cancel_requested: beat.cancel_requested,
+    })
+}
+
+/// Records an agent's success; the result is checked against the kind's schema.
+#[tauri::command]
+#[specta::specta]
+pub async fn agent_complete(
+    jobs: State<'_, Jobs>,
+    lease: Lease,
+    result: Value,
+) -> CommandResult<AgentFinished> {
+    let lease = agent_lease(lease)?;
+    let queue = jobs.queue.clone();
+    let result = (!result.is_null()).then_some(result);
+    blocking(move || queue.complete(&lease, result))
+        .await
+        .map(AgentFinished::from)
+}
+
+/// Records an agent's failed attempt.
+#[tauri::command]
+#[specta::specta]
+pub async fn agent_fail(
+    jobs: State<'_, Jobs>,
+    lease: Lease,
+    error: String,
+    permanent: bool,
+) -> CommandResult<AgentFinished> {
+    let lease = agent_lease(lease)?;
+    let queue = jobs.queue.clone();
+    let failure = if permanent {
+        JobFailure::permanent(error)
+    } else {
+        JobFailure::retryable(error)
+    };
+    blocking(move || queue.fail(&lease, failure))
+        .await
+        .map(AgentFinished::from)
 }

@@ -57,6 +57,10 @@ pub const COMMANDS: &[&str] = &[
     "list_schedules",
     "disconnect_account",
     "prune_jobs",
+    "agent_claim",
+    "agent_heartbeat",
+    "agent_complete",
+    "agent_fail",
 ];
 
 /// The tauri-specta builder with every command and event: the plugin's invoke
@@ -90,6 +94,10 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             commands::list_schedules,
             commands::disconnect_account,
             commands::prune_jobs,
+            commands::agent_claim,
+            commands::agent_heartbeat,
+            commands::agent_complete,
+            commands::agent_fail,
         ])
         .events(tauri_specta::collect_events![JobsEvent])
 }

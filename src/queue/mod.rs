@@ -146,6 +146,20 @@ impl QueueOptions {
         self
     }
 
+    /// How long a write keeps retrying a locked database before it fails with
+    /// [`Error::Busy`]; one minute by default.
+    pub fn busy_deadline(mut self, deadline: Duration) -> Self {
+        self.store.busy_deadline = deadline;
+        self
+    }
+
+    /// Caps `raw.db` at this many pages (4 KiB each): writes past it fail with
+    /// [`Error::Full`] and change nothing, like a full disk.
+    pub fn max_page_count(mut self, pages: u64) -> Self {
+        self.store.max_page_count = Some(pages);
+        self
+    }
+
     /// Attempts for jobs whose kind and options name none.
     pub fn max_attempts(mut self, attempts: u32) -> Self {
         self.max_attempts = attempts.max(1);
@@ -349,6 +363,12 @@ impl Queue {
                             reason,
                         })?;
                 }
+                if let Some(reason) = too_deep(&job.payload) {
+                    return Err(Error::InvalidPayload {
+                        kind: job.kind,
+                        reason,
+                    });
+                }
                 let payload = job.payload.to_string();
                 if payload.len() > options.max_payload_bytes {
                     return Err(Error::InvalidPayload {
@@ -445,7 +465,27 @@ impl Queue {
             for (candidate, kind) in candidates {
                 let lease_length = request.lease_for(kind);
                 let expires_at = now.saturating_add(lease_length);
-                let job = jobs::mark_running(tx, candidate.id, &request.worker, expires_at, now)?;
+                let job =
+                    match jobs::mark_running(tx, candidate.id, &request.worker, expires_at, now) {
+                        Ok(job) => job,
+                        Err(Error::StoredJson { id, column, reason }) => {
+                            // A row written by something else that cannot be read back must
+                            // not block every later claim: fail it, naming why.
+                            let error = sanitize_error(&format!(
+                                "stored {column} is not valid JSON: {reason}"
+                            ));
+                            let attempt = jobs::fail_unreadable(tx, id, &error, now)?;
+                            changes.push(Change {
+                                id,
+                                kind: kind.to_owned(),
+                                from: Some(JobStatus::Queued),
+                                to: JobStatus::Failed,
+                                attempt,
+                            });
+                            continue;
+                        }
+                        Err(error) => return Err(error),
+                    };
                 changes.push(Change {
                     id: job.id,
                     kind: job.kind.clone(),
@@ -622,6 +662,9 @@ impl Queue {
             schema
                 .check(result.unwrap_or(&Value::Null))
                 .map_err(invalid)?;
+        }
+        if let Some(reason) = result.and_then(too_deep) {
+            return Err(invalid(reason));
         }
         let text = result.map(Value::to_string);
         let limit = self.inner.options.max_payload_bytes;
@@ -899,6 +942,27 @@ fn change(kind: &str, fence: &Fence<'_>, from: JobStatus, to: JobStatus) -> Chan
         to,
         attempt: fence.attempt,
     }
+}
+
+/// The deepest nesting a payload or result may have. Deeper JSON could be stored but
+/// not read back (the parser stops at 128 levels), which would make the job a poison
+/// pill for every claim.
+pub const MAX_JSON_DEPTH: usize = 64;
+
+/// Why `value` nests too deeply, if it does.
+fn too_deep(value: &Value) -> Option<String> {
+    let mut stack = vec![(value, 1usize)];
+    while let Some((value, depth)) = stack.pop() {
+        if depth > MAX_JSON_DEPTH {
+            return Some(format!("JSON nested deeper than {MAX_JSON_DEPTH} levels"));
+        }
+        match value {
+            Value::Array(items) => stack.extend(items.iter().map(|item| (item, depth + 1))),
+            Value::Object(fields) => stack.extend(fields.values().map(|item| (item, depth + 1))),
+            _ => {}
+        }
+    }
+    None
 }
 
 fn check_kind(kind: &str) -> Result<()> {

@@ -179,6 +179,21 @@ pub(crate) fn mark_running(
     job.ok_or(Error::JobNotFound(JobId::from_raw(id)))
 }
 
+/// Fails a job whose stored JSON cannot be read; returns its attempts.
+pub(crate) fn fail_unreadable(
+    tx: &Transaction<'_>,
+    id: JobId,
+    error: &str,
+    now: Timestamp,
+) -> Result<u32> {
+    Ok(tx
+        .prepare_cached(
+            "UPDATE jobs SET status = 'failed', last_error = ?2, finished_at = ?3, updated_at = ?3, \
+             lease_owner = NULL, lease_expires_at = NULL WHERE id = ?1 RETURNING attempts",
+        )?
+        .query_row(params![id.raw(), error, now.as_millis()], |r| r.get(0))?)
+}
+
 /// Reads a running attempt through its fence; `None` when the fence no longer holds.
 pub(crate) fn fenced(tx: &Transaction<'_>, fence: &Fence<'_>) -> Result<Option<Attempt>> {
     Ok(tx

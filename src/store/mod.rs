@@ -71,6 +71,9 @@ pub struct StoreOptions {
     /// How long a write keeps retrying `SQLITE_BUSY` before giving up with
     /// [`Error::Busy`].
     pub busy_deadline: Duration,
+    /// A cap on the file's size in pages (`PRAGMA max_page_count`); writes past it
+    /// fail with [`Error::Full`] and change nothing. `None`: SQLite's own limit.
+    pub max_page_count: Option<u64>,
 }
 
 impl Default for StoreOptions {
@@ -79,6 +82,7 @@ impl Default for StoreOptions {
             synchronous: Synchronous::Normal,
             busy_timeout: Duration::from_secs(5),
             busy_deadline: Duration::from_secs(60),
+            max_page_count: None,
         }
     }
 }
@@ -117,6 +121,12 @@ impl Store {
         store.migrate()?;
         // Cache enough statements for the hot paths of every module.
         store.conn.set_prepared_statement_cache_capacity(64);
+        if let Some(pages) = options.max_page_count {
+            store
+                .conn
+                .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |_| Ok(()))
+                .map_err(|e| at_open(&store.path, e))?;
+        }
         // 8 MiB of page cache (the default is 2): the queue's indexes stay in memory
         // with a million finished rows in the table.
         store
