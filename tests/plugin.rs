@@ -178,6 +178,10 @@ fn local_job_commands_work_over_ipc() {
         .unwrap(),
         json!(42)
     );
+    let (tx, ended) = std::sync::mpsc::channel();
+    app.app.listen_any("plugin:jobs:jobs-event", move |event| {
+        let _ = tx.send(event.payload().to_owned());
+    });
     let id = invoke(
         &app.window,
         "spawn_local",
@@ -185,17 +189,19 @@ fn local_job_commands_work_over_ipc() {
     )
     .unwrap();
     assert!(id.as_str().unwrap().starts_with("local-"));
-    let jobs = app.app.jobs();
-    let local_id = id.as_str().unwrap().parse().unwrap();
-    for _ in 0..1000 {
-        if jobs
-            .local()
-            .get(local_id)
-            .is_some_and(|j| j.finished_at.is_some())
+    // Wait for its end the way the webview does: on the job event.
+    loop {
+        let text = ended
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the export ended in time");
+        let payload: Value = serde_json::from_str(&text).unwrap();
+        let event = &payload["event"];
+        if event["type"] == json!("localJobChanged")
+            && event["id"] == id
+            && event["status"] != json!("running")
         {
             break;
         }
-        std::thread::yield_now();
     }
     let record = invoke(&app.window, "get_local_job", json!({"id": id})).unwrap();
     assert_eq!(record["status"], json!("succeeded"));

@@ -264,6 +264,9 @@ fn at_open(path: &Path, error: rusqlite::Error) -> Error {
         Some(ErrorCode::NotADatabase) => Error::NotADatabase {
             path: path.to_owned(),
         },
+        Some(ErrorCode::ReadOnly) => Error::ReadOnly {
+            detail: format!("{}: {error}", path.display()),
+        },
         Some(ErrorCode::CannotOpen) => Error::Io {
             path: path.to_owned(),
             source: std::io::Error::other(error.to_string()),
