@@ -2,6 +2,10 @@
 //! job still ends succeeded exactly as recorded by its last attempt, and that the file
 //! is intact. Real processes, bounded in time, cleaned up on the way out.
 
+mod common;
+
+use common::unfinished;
+
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
@@ -60,15 +64,6 @@ fn kill_9_at_random_moments_loses_nothing() {
 
     let deadline = Instant::now() + Duration::from_secs(180);
     let mut kills = 0;
-    let unfinished = |queue: &Queue| {
-        queue
-            .counts()
-            .unwrap()
-            .iter()
-            .filter(|c| !c.status.is_finished())
-            .map(|c| c.count)
-            .sum::<u32>()
-    };
     while unfinished(&queue) > 0 {
         assert!(
             Instant::now() < deadline,
@@ -154,13 +149,7 @@ fn crash_child() {
         runner.start();
         loop {
             tokio::time::sleep(Duration::from_millis(100)).await;
-            let left: u32 = queue
-                .counts()
-                .unwrap()
-                .iter()
-                .filter(|c| !c.status.is_finished())
-                .map(|c| c.count)
-                .sum();
+            let left = unfinished(&queue);
             if left == 0 {
                 break;
             }

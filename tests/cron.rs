@@ -5,17 +5,9 @@ use proptest::prelude::*;
 use tauri_plugin_jobs::clock::Timestamp;
 use tauri_plugin_jobs::scheduler::Cron;
 
-/// Milliseconds of a UTC date and time.
+/// A UTC date and time.
 fn at(year: i64, month: u32, day: u32, hour: u32, minute: u32) -> Timestamp {
-    // Days from civil (Howard Hinnant), the inverse of what the parser uses.
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let m = i64::from(month);
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Timestamp::from_millis(((days * 24 + i64::from(hour)) * 60 + i64::from(minute)) * 60_000)
+    Timestamp::from_utc(year, month, day, hour, minute, 0).expect("a valid date")
 }
 
 fn cron(text: &str) -> Cron {

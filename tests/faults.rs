@@ -208,3 +208,20 @@ proptest! {
         let _ = serde_json::from_value::<tauri_plugin_jobs::local::LocalJobId>(value);
     }
 }
+
+#[test]
+fn secrets_quoted_by_a_schema_error_are_redacted() {
+    let dir = tempfile::tempdir().unwrap();
+    let queue = Queue::open(dir.path().join("raw.db"), QueueOptions::new()).unwrap();
+    queue.register_kind(
+        "count",
+        tauri_plugin_jobs::queue::KindSpec::new()
+            .payload(tauri_plugin_jobs::queue::Schema::of::<u64>()),
+    );
+    let error = queue
+        .enqueue("count", &"password=hunter2", EnqueueOptions::new())
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("invalid payload"), "{error}");
+    assert!(!error.contains("hunter2"), "{error}");
+}

@@ -90,28 +90,7 @@ fn invoke(window: &WebviewWindow<MockRuntime>, command: &str, args: Value) -> Re
     .map(|body| body.deserialize::<Value>().unwrap())
 }
 
-const ALL: &[&str] = &[
-    "enqueue",
-    "get_job",
-    "list_jobs",
-    "job_counts",
-    "cancel",
-    "spawn_local",
-    "spawn_awaitable",
-    "get_local_job",
-    "list_local_jobs",
-    "sync_now",
-    "sync_if_due",
-    "sync_status",
-    "network_hint",
-    "list_schedules",
-    "disconnect_account",
-    "prune_jobs",
-    "agent_claim",
-    "agent_heartbeat",
-    "agent_complete",
-    "agent_fail",
-];
+const ALL: &[&str] = tauri_plugin_jobs::plugin::COMMANDS;
 
 #[test]
 fn durable_job_commands_work_over_ipc() {

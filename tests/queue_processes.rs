@@ -3,6 +3,10 @@
 //! fails with `SQLITE_BUSY` (the children unwrap every result). Bounded in time;
 //! children are killed on the way out.
 
+mod common;
+
+use common::unfinished;
+
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -122,13 +126,7 @@ fn child_worker() {
     loop {
         let claimed = queue.claim(&request).unwrap();
         if claimed.is_empty() {
-            let left: u32 = queue
-                .counts()
-                .unwrap()
-                .iter()
-                .filter(|c| !c.status.is_finished())
-                .map(|c| c.count)
-                .sum();
+            let left = unfinished(&queue);
             if left == 0 {
                 return;
             }

@@ -4,6 +4,10 @@
 //! memory and file size bounded, the file intact. Real time: `SOAK_SECS` (default 60)
 //! sets the length; `SOAK_SECS=600 cargo test --test soak -- --nocapture` runs longer.
 
+mod common;
+
+use common::unfinished;
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -188,13 +192,7 @@ async fn soak() {
     runner.start();
     let drain_deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let open: u32 = queue
-            .counts()
-            .unwrap()
-            .iter()
-            .filter(|c| !c.status.is_finished())
-            .map(|c| c.count)
-            .sum();
+        let open = unfinished(&queue);
         if open == 0 {
             break;
         }

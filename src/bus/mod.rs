@@ -22,6 +22,7 @@ use tokio::sync::broadcast;
 
 use crate::locks::{lock, read, write};
 use crate::panics::panic_message;
+use crate::queue::sanitize_error;
 
 pub use event::{
     Event, JobStateChanged, LocalJobChanged, LocalJobProgress, MessageEvent, PluginHealth,
@@ -132,13 +133,14 @@ impl EventBus {
             match catch_unwind(AssertUnwindSafe(|| run(&event))) {
                 Ok(Ok(())) => {}
                 Ok(Err(error)) => {
+                    let error = sanitize_error(&error.to_string());
                     tracing::warn!(handler = %name, event = event.name(), %error, "event handler failed");
                 }
                 Err(panic) => {
                     tracing::error!(
                         handler = %name,
                         event = event.name(),
-                        panic = %panic_message(&*panic),
+                        panic = %sanitize_error(&panic_message(&*panic)),
                         "event handler panicked"
                     );
                 }

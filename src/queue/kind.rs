@@ -66,9 +66,11 @@ impl Schema {
         &self.name
     }
 
-    /// Checks `value`; the error says what does not fit.
+    /// Checks `value`; the error says what does not fit. Parsers quote the values
+    /// they refuse, so the message is redacted like a stored error.
     pub fn check(&self, value: &Value) -> Result<(), String> {
-        (self.check)(value).map_err(|reason| format!("does not match {}: {reason}", self.name))
+        (self.check)(value)
+            .map_err(|reason| super::redact(&format!("does not match {}: {reason}", self.name)))
     }
 }
 

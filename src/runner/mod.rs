@@ -41,6 +41,7 @@ use crate::config::JobsConfig;
 use crate::error::{Error, Result};
 use crate::locks::lock;
 use crate::panics::CatchUnwind;
+use crate::queue::sanitize_error;
 use crate::queue::{ClaimRequest, ClaimedJob, Finished, JobFailure, JobId, Lease, Outcome, Queue};
 
 /// How the runner behaves; `config.toml`'s `[jobs]` section fills it.
@@ -334,7 +335,7 @@ impl Runner {
                 None => Err("lease lost; nothing written".to_owned()),
             };
             if let Err(error) = &finished {
-                tracing::warn!(job = %lease.job_id, %error, "attempt not recorded");
+                tracing::warn!(job = %lease.job_id, error = %sanitize_error(error), "attempt not recorded");
             }
             reports.push(Ran {
                 id: lease.job_id,

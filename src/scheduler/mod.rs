@@ -42,7 +42,8 @@ use crate::clock::{duration_millis, Timestamp};
 use crate::error::{Error, Result};
 use crate::locks::lock;
 use crate::queue::{
-    insert_prepared, Actor, EnqueueOptions, JobId, NewJob, Priority, Queue, MAX_KIND_BYTES,
+    insert_prepared, sanitize_error, Actor, EnqueueOptions, JobId, NewJob, Priority, Queue,
+    MAX_KIND_BYTES,
 };
 use crate::store::schedules::{self, ScheduleRow};
 
@@ -451,6 +452,7 @@ impl Scheduler {
                 let enqueued = match job {
                     Ok(prepared) => Some(insert_prepared(tx, &prepared[0], now, changes)?),
                     Err(error) => {
+                        let error = sanitize_error(&error.to_string());
                         tracing::warn!(schedule = %row.name, %error, "scheduled run skipped");
                         None
                     }

@@ -46,23 +46,15 @@ fn http_date(value: &str) -> Option<Timestamp> {
     let months = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ];
-    let month = months.iter().position(|m| m == month)? as i64 + 1;
-    let day: i64 = day.parse().ok().filter(|d| (1..=31).contains(d))?;
+    let month = months.iter().position(|m| m == month)? as u32 + 1;
+    let day: u32 = day.parse().ok()?;
     let year: i64 = year.parse().ok()?;
-    let mut clock = time.split(':').map(|p| p.parse::<i64>().ok());
+    let mut clock = time.split(':').map(|p| p.parse::<u32>().ok());
     let (hour, minute, second) = (clock.next()??, clock.next()??, clock.next()??);
-    if clock.next().is_some() || hour > 23 || minute > 59 || second > 60 {
+    if clock.next().is_some() {
         return None;
     }
-    // Days from civil (Howard Hinnant).
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + day - 1;
-    let days = era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468;
-    Some(Timestamp::from_millis(
-        ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000,
-    ))
+    Timestamp::from_utc(year, month, day, hour, minute, second)
 }
 
 #[cfg(test)]

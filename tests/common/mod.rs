@@ -67,3 +67,14 @@ impl Harness {
         std::mem::take(&mut *self.events.lock().unwrap())
     }
 }
+
+/// Jobs not yet finished (queued or running), of every kind.
+pub fn unfinished(queue: &Queue) -> u32 {
+    queue
+        .counts()
+        .expect("counts")
+        .iter()
+        .filter(|count| !count.status.is_finished())
+        .map(|count| count.count)
+        .sum()
+}
