@@ -188,7 +188,8 @@ async fn main() {
     );
     let runner = Runner::new(queue, vec![noop], RunnerSettings::default()).unwrap();
     runner.start();
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Let the earlier scenarios' threads and the runner's first round settle.
+    tokio::time::sleep(Duration::from_secs(2)).await;
     let before = process_cpu();
     tokio::time::sleep(Duration::from_secs(idle_secs)).await;
     let used = process_cpu() - before;

@@ -933,3 +933,30 @@ fn expired_leases_are_swept_at_most_once_a_second_per_handle() {
         "the next sweep finds it"
     );
 }
+
+#[test]
+fn finish_and_claim_frees_the_cap_for_the_claim_in_the_same_transaction() {
+    let h = Harness::new();
+    for i in 0..3 {
+        h.queue.enqueue("gpu", &i, EnqueueOptions::new()).unwrap();
+    }
+    let request = ClaimRequest::new("w", ["gpu"]).limit("gpu", 1).max_jobs(5);
+    let first = h.queue.claim(&request).unwrap();
+    assert_eq!(first.len(), 1);
+    let (results, next) = h
+        .queue
+        .finish_and_claim(
+            vec![(first[0].lease.clone(), Outcome::Succeeded(None))],
+            Some(&request),
+        )
+        .unwrap();
+    assert!(matches!(results[..], [Ok(Finished::Succeeded)]));
+    assert_eq!(
+        next.len(),
+        1,
+        "the finished job's slot is claimed again at once"
+    );
+    assert_ne!(next[0].job.id, first[0].job.id);
+    let (results, none) = h.queue.finish_and_claim(Vec::new(), None).unwrap();
+    assert!(results.is_empty() && none.is_empty());
+}

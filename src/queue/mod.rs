@@ -423,107 +423,64 @@ impl Queue {
     /// A claimed job whose payload does not fit its kind's schema is failed at once
     /// and not returned.
     pub fn claim(&self, request: &ClaimRequest) -> Result<Vec<ClaimedJob>> {
-        check_key("worker", &request.worker)?;
-        if request.kinds.is_empty() {
-            return Err(Error::invalid_argument("kinds", "name at least one kind"));
+        Ok(self.finish_and_claim(Vec::new(), Some(request))?.1)
+    }
+
+    /// Ends several attempts and claims more jobs in one transaction: what a worker
+    /// does between two rounds, for one commit instead of two. The finishes come
+    /// first, so the slots and caps they free count for the claim. Each finish gets
+    /// its own result, as in [`finish_batch`](Queue::finish_batch).
+    pub fn finish_and_claim(
+        &self,
+        batch: Vec<(Lease, Outcome)>,
+        request: Option<&ClaimRequest>,
+    ) -> Result<(Vec<Result<Finished>>, Vec<ClaimedJob>)> {
+        let mut kinds: Vec<&str> = Vec::new();
+        let request = match request {
+            Some(request) => {
+                check_claim(request)?;
+                kinds = request.kinds.iter().map(String::as_str).collect();
+                kinds.sort_unstable();
+                kinds.dedup();
+                Some(request).filter(|request| request.max_jobs > 0)
+            }
+            None => None,
+        };
+        if batch.is_empty() && request.is_none() {
+            return Ok((Vec::new(), Vec::new()));
         }
-        if request.lease.is_zero() || request.kind_leases.values().any(Duration::is_zero) {
-            return Err(Error::invalid_argument("lease", "must be longer than zero"));
-        }
-        if request.max_jobs == 0 {
-            return Ok(Vec::new());
-        }
-        let mut kinds: Vec<&str> = request.kinds.iter().map(String::as_str).collect();
-        kinds.sort_unstable();
-        kinds.dedup();
         let now = self.now();
         let specs = self.kinds();
-        let sweep = self.sweep_due(now);
-        let (claimed, changes) = self.store().write(|tx| {
-            let mut changes = if sweep {
-                jobs::reclaim_expired(tx, now)?
-            } else {
-                Changes::new()
+        let sweep = request.is_some() && self.sweep_due(now);
+        if batch.is_empty() {
+            // A claim that will find nothing should not take the write lock: an idle
+            // runner asks every poll interval, and other processes are writing.
+            let store = self.store();
+            let expired = sweep && jobs::any_expired(store.conn(), now)?;
+            if !expired && !jobs::any_runnable(store.conn(), &kinds, now)? {
+                return Ok((Vec::new(), Vec::new()));
+            }
+        }
+        let (results, claimed, changes) = self.store().write(|tx| {
+            let mut changes = Changes::new();
+            let mut results = Vec::with_capacity(batch.len());
+            for (lease, outcome) in &batch {
+                let spec = specs.get(&lease.kind);
+                results.push(self.finish_one(tx, lease, outcome, spec, now, &mut changes)?);
+            }
+            let claimed = match request {
+                Some(request) => {
+                    if sweep {
+                        changes.extend(jobs::reclaim_expired(tx, now)?);
+                    }
+                    claim_in(tx, request, &kinds, &specs, now, &mut changes)?
+                }
+                None => Vec::new(),
             };
-            let mut candidates = Vec::new();
-            for kind in &kinds {
-                let mut room = request.max_jobs;
-                if let Some(&cap) = request.limits.get(*kind) {
-                    room = room.min(cap.saturating_sub(jobs::running_count(tx, kind)?));
-                }
-                if room > 0 {
-                    candidates.extend(
-                        jobs::candidates(tx, kind, now, room)?
-                            .into_iter()
-                            .map(|candidate| (candidate, *kind)),
-                    );
-                }
-            }
-            candidates.sort_unstable();
-            candidates.truncate(request.max_jobs as usize);
-            let mut claimed = Vec::with_capacity(candidates.len());
-            for (candidate, kind) in candidates {
-                let lease_length = request.lease_for(kind);
-                let expires_at = now.saturating_add(lease_length);
-                let job =
-                    match jobs::mark_running(tx, candidate.id, &request.worker, expires_at, now) {
-                        Ok(job) => job,
-                        Err(Error::StoredJson { id, column, reason }) => {
-                            // A row written by something else that cannot be read back must
-                            // not block every later claim: fail it, naming why.
-                            let error = sanitize_error(&format!(
-                                "stored {column} is not valid JSON: {reason}"
-                            ));
-                            let attempt = jobs::fail_unreadable(tx, id, &error, now)?;
-                            changes.push(Change {
-                                id,
-                                kind: kind.to_owned(),
-                                from: Some(JobStatus::Queued),
-                                to: JobStatus::Failed,
-                                attempt,
-                            });
-                            continue;
-                        }
-                        Err(error) => return Err(error),
-                    };
-                changes.push(Change {
-                    id: job.id,
-                    kind: job.kind.clone(),
-                    from: Some(JobStatus::Queued),
-                    to: JobStatus::Running,
-                    attempt: job.attempts,
-                });
-                let fence = Fence {
-                    id: job.id,
-                    worker: &request.worker,
-                    attempt: job.attempts,
-                };
-                let payload_schema = specs.get(&job.kind).and_then(|spec| spec.payload.as_ref());
-                if let Some(Err(reason)) = payload_schema.map(|schema| schema.check(&job.payload)) {
-                    let error = sanitize_error(&format!("invalid payload: {reason}"));
-                    jobs::exit_running(tx, &fence, &Exit::Failed { error: &error }, now)?;
-                    changes.push(change(
-                        &job.kind,
-                        &fence,
-                        JobStatus::Running,
-                        JobStatus::Failed,
-                    ));
-                    continue;
-                }
-                let lease = Lease {
-                    job_id: job.id,
-                    kind: job.kind.clone(),
-                    worker: request.worker.clone(),
-                    attempt: job.attempts,
-                    expires_at,
-                    length_ms: lease_length.as_millis() as u64,
-                };
-                claimed.push(ClaimedJob { job, lease });
-            }
-            Ok((claimed, changes))
+            Ok((results, claimed, changes))
         })?;
         self.publish(changes, now);
-        Ok(claimed)
+        Ok((results, claimed))
     }
 
     /// Ends every expired lease now, as a claim would first. Returns how many.
@@ -578,19 +535,7 @@ impl Queue {
     /// lease or an invalid result fails only its own entry); the outer error is for
     /// the database itself.
     pub fn finish_batch(&self, batch: Vec<(Lease, Outcome)>) -> Result<Vec<Result<Finished>>> {
-        let now = self.now();
-        let specs = self.kinds();
-        let (results, changes) = self.store().write(|tx| {
-            let mut changes = Changes::new();
-            let mut results = Vec::with_capacity(batch.len());
-            for (lease, outcome) in &batch {
-                let spec = specs.get(&lease.kind);
-                results.push(self.finish_one(tx, lease, outcome, spec, now, &mut changes)?);
-            }
-            Ok((results, changes))
-        })?;
-        self.publish(changes, now);
-        Ok(results)
+        Ok(self.finish_and_claim(batch, None)?.0)
     }
 
     fn finish_one(
@@ -916,6 +861,103 @@ pub(crate) struct PreparedJob {
     dedupe_key: Option<String>,
     parent: Option<JobId>,
     actor: Actor,
+}
+
+/// Checks a claim request before any transaction starts.
+fn check_claim(request: &ClaimRequest) -> Result<()> {
+    check_key("worker", &request.worker)?;
+    if request.kinds.is_empty() {
+        return Err(Error::invalid_argument("kinds", "name at least one kind"));
+    }
+    if request.lease.is_zero() || request.kind_leases.values().any(Duration::is_zero) {
+        return Err(Error::invalid_argument("lease", "must be longer than zero"));
+    }
+    Ok(())
+}
+
+/// The claim itself, inside a write transaction: skip kinds at their cap, take the
+/// best runnable jobs, mark them running under the worker's lease.
+fn claim_in(
+    tx: &Transaction<'_>,
+    request: &ClaimRequest,
+    kinds: &[&str],
+    specs: &HashMap<String, KindSpec>,
+    now: Timestamp,
+    changes: &mut Changes,
+) -> Result<Vec<ClaimedJob>> {
+    let mut candidates = Vec::new();
+    for kind in kinds {
+        let mut room = request.max_jobs;
+        if let Some(&cap) = request.limits.get(*kind) {
+            room = room.min(cap.saturating_sub(jobs::running_count(tx, kind)?));
+        }
+        if room > 0 {
+            candidates.extend(
+                jobs::candidates(tx, kind, now, room)?
+                    .into_iter()
+                    .map(|candidate| (candidate, *kind)),
+            );
+        }
+    }
+    candidates.sort_unstable();
+    candidates.truncate(request.max_jobs as usize);
+    let mut claimed = Vec::with_capacity(candidates.len());
+    for (candidate, kind) in candidates {
+        let lease_length = request.lease_for(kind);
+        let expires_at = now.saturating_add(lease_length);
+        let job = match jobs::mark_running(tx, candidate.id, &request.worker, expires_at, now) {
+            Ok(job) => job,
+            Err(Error::StoredJson { id, column, reason }) => {
+                // A row written by something else that cannot be read back must
+                // not block every later claim: fail it, naming why.
+                let error = sanitize_error(&format!("stored {column} is not valid JSON: {reason}"));
+                let attempt = jobs::fail_unreadable(tx, id, &error, now)?;
+                changes.push(Change {
+                    id,
+                    kind: kind.to_owned(),
+                    from: Some(JobStatus::Queued),
+                    to: JobStatus::Failed,
+                    attempt,
+                });
+                continue;
+            }
+            Err(error) => return Err(error),
+        };
+        changes.push(Change {
+            id: job.id,
+            kind: job.kind.clone(),
+            from: Some(JobStatus::Queued),
+            to: JobStatus::Running,
+            attempt: job.attempts,
+        });
+        let fence = Fence {
+            id: job.id,
+            worker: &request.worker,
+            attempt: job.attempts,
+        };
+        let payload_schema = specs.get(&job.kind).and_then(|spec| spec.payload.as_ref());
+        if let Some(Err(reason)) = payload_schema.map(|schema| schema.check(&job.payload)) {
+            let error = sanitize_error(&format!("invalid payload: {reason}"));
+            jobs::exit_running(tx, &fence, &Exit::Failed { error: &error }, now)?;
+            changes.push(change(
+                &job.kind,
+                &fence,
+                JobStatus::Running,
+                JobStatus::Failed,
+            ));
+            continue;
+        }
+        let lease = Lease {
+            job_id: job.id,
+            kind: job.kind.clone(),
+            worker: request.worker.clone(),
+            attempt: job.attempts,
+            expires_at,
+            length_ms: lease_length.as_millis() as u64,
+        };
+        claimed.push(ClaimedJob { job, lease });
+    }
+    Ok(claimed)
 }
 
 fn fence_of(lease: &Lease) -> Fence<'_> {

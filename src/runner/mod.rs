@@ -269,27 +269,7 @@ impl Runner {
     ///
     /// Blocks on SQLite: call it from a test or a blocking context.
     pub fn dispatch(&self) -> Result<usize> {
-        if self.inner.stopping.is_cancelled() || self.inner.kinds.is_empty() {
-            return Ok(0);
-        }
-        let free = (self.inner.settings.workers as usize).saturating_sub(self.running());
-        if free == 0 {
-            return Ok(0);
-        }
-        let runtime = match lock(&self.inner.runtime).clone() {
-            Some(handle) => handle,
-            None => Handle::try_current().map_err(|_| {
-                Error::invalid_argument("runtime", "dispatch needs a tokio runtime")
-            })?,
-        };
-        let mut request = self.inner.request.clone();
-        request.max_jobs = free as u32;
-        let claimed = self.inner.queue.claim(&request)?;
-        let count = claimed.len();
-        for job in claimed {
-            self.launch(&runtime, job);
-        }
-        Ok(count)
+        Ok(self.settle(Vec::new(), true)?.1)
     }
 
     /// Writes the outcomes of handlers that returned, all in one transaction.
@@ -303,29 +283,66 @@ impl Runner {
                 batch.push((lease, outcome));
             }
         }
-        self.finish(batch)
+        Ok(self.settle(batch, false)?.0)
     }
 
-    fn finish(&self, batch: Vec<(Lease, Option<Outcome>)>) -> Result<usize> {
-        if batch.is_empty() {
-            return Ok(0);
+    /// Writes `batch` and, with `claim`, claims jobs for the slots free once it is
+    /// written, in one transaction; launches what it claimed. Returns how many attempts
+    /// ended and how many jobs started.
+    fn settle(&self, batch: Vec<(Lease, Option<Outcome>)>, claim: bool) -> Result<(usize, usize)> {
+        let free = (self.inner.settings.workers as usize)
+            .saturating_sub(self.running().saturating_sub(batch.len()));
+        let claiming = claim
+            && free > 0
+            && !self.inner.stopping.is_cancelled()
+            && !self.inner.kinds.is_empty();
+        let runtime = if claiming {
+            Some(match lock(&self.inner.runtime).clone() {
+                Some(handle) => handle,
+                None => Handle::try_current().map_err(|_| {
+                    Error::invalid_argument("runtime", "dispatch needs a tokio runtime")
+                })?,
+            })
+        } else {
+            None
+        };
+        if batch.is_empty() && runtime.is_none() {
+            return Ok((0, 0));
         }
         let writes: Vec<(Lease, Outcome)> = batch
             .iter()
             .filter_map(|(lease, outcome)| Some((lease.clone(), outcome.clone()?)))
             .collect();
-        let written = self.inner.queue.finish_batch(writes);
+        let mut request = self.inner.request.clone();
+        request.max_jobs = free as u32;
+        let settled = self
+            .inner
+            .queue
+            .finish_and_claim(writes, runtime.as_ref().map(|_| &request));
         self.forget(batch.iter().map(|(lease, _)| lease.job_id));
-        let mut results = match written {
-            Ok(results) => results.into_iter(),
+        let (results, claimed) = match settled {
+            Ok(settled) => settled,
             Err(error) => {
                 // Nothing was written: the leases run out and the jobs run again.
                 tracing::error!(%error, "could not record finished jobs");
                 return Err(error);
             }
         };
+        self.report(&batch, results);
+        let started = claimed.len();
+        if let Some(runtime) = runtime {
+            for job in claimed {
+                self.launch(&runtime, job);
+            }
+        }
+        Ok((batch.len(), started))
+    }
+
+    /// Keeps what happened to each attempt for [`drain`](Runner::drain).
+    fn report(&self, batch: &[(Lease, Option<Outcome>)], results: Vec<Result<Finished>>) {
+        let mut results = results.into_iter();
         let mut reports = lock(&self.inner.reports);
-        for (lease, outcome) in &batch {
+        for (lease, outcome) in batch {
             let finished = match outcome {
                 Some(_) => results
                     .next()
@@ -347,7 +364,6 @@ impl Runner {
         // Only drain() reads the reports: keep the last few thousand at most.
         let excess = reports.len().saturating_sub(10_000);
         reports.drain(..excess);
-        Ok(batch.len())
     }
 
     /// Acts on cancellations asked for through this queue handle, renews leases that
@@ -515,7 +531,7 @@ impl Runner {
                     Signal::Wake => {}
                     Signal::Stop => {
                         drop(inbox);
-                        if let Err(error) = self.finish(batch) {
+                        if let Err(error) = self.settle(batch, false) {
                             tracing::warn!(%error, "could not record finished jobs at stop");
                         }
                         return;
@@ -525,11 +541,11 @@ impl Runner {
         }
     }
 
-    /// One round of the loop. Returns whether every slot is busy.
+    /// One round of the loop: lease upkeep, then the finished attempts written and
+    /// the freed slots refilled in one transaction. Returns whether every slot is busy.
     fn round(&self, batch: Vec<(Lease, Option<Outcome>)>) -> Result<bool> {
-        self.finish(batch)?;
         self.maintain()?;
-        self.dispatch()?;
+        self.settle(batch, true)?;
         Ok(self.running() >= self.inner.settings.workers as usize)
     }
 

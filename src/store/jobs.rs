@@ -116,6 +116,30 @@ pub(crate) fn reclaim_expired(tx: &Transaction<'_>, now: Timestamp) -> Result<Ve
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// Whether a lease has expired by `now` (a read, no lock taken).
+pub(crate) fn any_expired(conn: &Connection, now: Timestamp) -> Result<bool> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_running \
+             WHERE status = 'running' AND lease_expires_at <= ?1)",
+        )?
+        .query_row([now.as_millis()], |r| r.get(0))?)
+}
+
+/// Whether a job of one of `kinds` is runnable at `now` (a read, no lock taken).
+pub(crate) fn any_runnable(conn: &Connection, kinds: &[&str], now: Timestamp) -> Result<bool> {
+    let mut statement = conn.prepare_cached(
+        "SELECT EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_ready \
+         WHERE status = 'queued' AND kind = ?1 AND run_at <= ?2)",
+    )?;
+    for kind in kinds {
+        if statement.query_row(params![kind, now.as_millis()], |r| r.get::<_, bool>(0))? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 /// How many jobs of `kind` are running, in every process.
 pub(crate) fn running_count(tx: &Transaction<'_>, kind: &str) -> Result<u32> {
     Ok(tx
