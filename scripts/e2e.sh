@@ -10,7 +10,7 @@ if ! command -v tauri-driver >/dev/null 2>&1; then
   echo "e2e: installing tauri-driver"
   cargo install tauri-driver --version '^2' --locked --quiet
 fi
-[ -d node_modules ] || npm ci --no-audit --no-fund
+[ -d node_modules ] || npm ci --no-audit --no-fund --ignore-scripts
 npm run build >/dev/null
 cargo build -p jobs-demo --locked
 

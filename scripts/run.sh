@@ -11,7 +11,7 @@ if [ "${1:-}" = "--headless-demo" ]; then
   exec cargo run --locked --example queue_demo
 fi
 
-[ -d node_modules ] || npm ci --no-audit --no-fund
+[ -d node_modules ] || npm ci --no-audit --no-fund --ignore-scripts
 npm run build >/dev/null
 cargo build --locked -p jobs-demo
 if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then

@@ -6,8 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 
-# First: the example app embeds the page script built here.
-npm ci --no-audit --no-fund
+# First: the example app embeds the page script built here. --ignore-scripts: no
+# package needs an install script here, and some (browser drivers webdriverio pulls
+# in) would try to download binaries this machine cannot fetch.
+npm ci --no-audit --no-fund --ignore-scripts
 npm run typecheck
 npm run build
 npm test
