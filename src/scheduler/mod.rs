@@ -200,11 +200,13 @@ impl ScheduleSpec {
     }
 
     fn new_job(&self) -> NewJob {
-        let mut options = EnqueueOptions::new()
-            .priority(self.priority)
-            .actor(self.actor);
-        options.dedupe_key = self.dedupe_key.clone();
-        NewJob::new(self.kind.clone(), self.payload.clone()).options(options)
+        scheduled_job(
+            &self.kind,
+            self.payload.clone(),
+            self.priority,
+            self.dedupe_key.as_deref(),
+            self.actor,
+        )
     }
 }
 
@@ -440,14 +442,14 @@ impl Scheduler {
                 let job = serde_json::from_str::<Value>(&row.payload)
                     .map_err(|error| Error::invalid_argument("payload", error.to_string()))
                     .and_then(|payload| {
-                        let mut options = EnqueueOptions::new()
-                            .priority(row.priority)
-                            .actor(row.actor);
-                        options.dedupe_key = row.dedupe_key.clone();
-                        queue.prepare_new(
-                            [NewJob::new(row.kind.clone(), payload).options(options)],
-                            now,
-                        )
+                        let job = scheduled_job(
+                            &row.kind,
+                            payload,
+                            row.priority,
+                            row.dedupe_key.as_deref(),
+                            row.actor,
+                        );
+                        queue.prepare_new([job], now)
                     });
                 let enqueued = match job {
                     Ok(prepared) => Some(insert_prepared(tx, &prepared[0], now, changes)?),
@@ -519,6 +521,20 @@ impl Scheduler {
             let _ = task.await;
         }
     }
+}
+
+/// The job a schedule enqueues: its kind and payload with its priority, dedupe key
+/// and actor.
+fn scheduled_job(
+    kind: &str,
+    payload: Value,
+    priority: Priority,
+    dedupe_key: Option<&str>,
+    actor: Actor,
+) -> NewJob {
+    let mut options = EnqueueOptions::new().priority(priority).actor(actor);
+    options.dedupe_key = dedupe_key.map(str::to_owned);
+    NewJob::new(kind, payload).options(options)
 }
 
 fn not_found(name: &str) -> Error {
