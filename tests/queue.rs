@@ -828,7 +828,20 @@ fn prune_deletes_only_old_finished_jobs() {
         )
         .unwrap()
         .id;
+    // Created long ago, finished just now: kept.
+    let old_but_late = h
+        .queue
+        .enqueue(
+            "k",
+            &4,
+            EnqueueOptions::new().delay(Duration::from_secs(86_400 * 7 + 3_600)),
+        )
+        .unwrap()
+        .id;
     h.advance(Duration::from_secs(86_400 * 8));
+    let late = claim_one(&h.queue, "w", "k").unwrap();
+    assert_eq!(late.job.id, old_but_late);
+    h.queue.complete(&late.lease, None).unwrap();
     let recent_done = h
         .queue
         .enqueue("other", &3, EnqueueOptions::new())
@@ -839,6 +852,7 @@ fn prune_deletes_only_old_finished_jobs() {
     assert_eq!(h.queue.prune(Duration::from_secs(86_400 * 7)).unwrap(), 1);
     assert!(h.queue.get(old_done).unwrap().is_none());
     assert!(h.queue.get(still_queued).unwrap().is_some());
+    assert!(h.queue.get(old_but_late).unwrap().is_some());
     assert!(h.queue.get(recent_done).unwrap().is_some());
 }
 

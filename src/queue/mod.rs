@@ -63,7 +63,7 @@ pub const DEFAULT_MAX_PAYLOAD_BYTES: usize = 1 << 20;
 /// expired is therefore claimable again at most this long after the expiry.
 pub const LEASE_SWEEP_INTERVAL: Duration = Duration::from_secs(1);
 
-/// How many finished jobs [`Queue::prune`] deletes per transaction.
+/// How many jobs [`Queue::prune`] reads (and at most deletes) per transaction.
 const PRUNE_BATCH: u32 = 2_000;
 
 // ===== QueueOptions =====
@@ -754,14 +754,15 @@ impl Queue {
     /// transaction so other writers are not held up. Returns how many.
     pub fn prune(&self, older_than: Duration) -> Result<u64> {
         let before = self.now().saturating_sub(older_than);
-        let mut total = 0;
+        let (mut total, mut after) = (0, 0);
         loop {
-            let deleted = self
+            let (deleted, next) = self
                 .store()
-                .write(|tx| jobs::prune(tx, before, PRUNE_BATCH))?;
+                .write(|tx| jobs::prune(tx, before, after, PRUNE_BATCH))?;
             total += deleted;
-            if deleted < u64::from(PRUNE_BATCH) {
-                return Ok(total);
+            match next {
+                Some(next) => after = next,
+                None => return Ok(total),
             }
         }
     }

@@ -100,7 +100,7 @@ pub(crate) fn reclaim_expired(tx: &Transaction<'_>, now: Timestamp) -> Result<Ve
            finished_at = CASE WHEN cancel_requested OR attempts >= max_attempts THEN ?1 END, \
            run_at = lease_expires_at, \
            lease_owner = NULL, lease_expires_at = NULL, updated_at = ?1 \
-         WHERE id IN (SELECT id FROM jobs INDEXED BY jobs_running \
+         WHERE id IN (SELECT id FROM jobs INDEXED BY jobs_active \
                       WHERE status = 'running' AND lease_expires_at <= ?1) \
          RETURNING id, kind, status, attempts",
     )?;
@@ -120,7 +120,7 @@ pub(crate) fn reclaim_expired(tx: &Transaction<'_>, now: Timestamp) -> Result<Ve
 pub(crate) fn any_expired(conn: &Connection, now: Timestamp) -> Result<bool> {
     Ok(conn
         .prepare_cached(
-            "SELECT EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_running \
+            "SELECT EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_active \
              WHERE status = 'running' AND lease_expires_at <= ?1)",
         )?
         .query_row([now.as_millis()], |r| r.get(0))?)
@@ -129,7 +129,7 @@ pub(crate) fn any_expired(conn: &Connection, now: Timestamp) -> Result<bool> {
 /// Whether a job of one of `kinds` is runnable at `now` (a read, no lock taken).
 pub(crate) fn any_runnable(conn: &Connection, kinds: &[&str], now: Timestamp) -> Result<bool> {
     let mut statement = conn.prepare_cached(
-        "SELECT EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_ready \
+        "SELECT EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_active \
          WHERE status = 'queued' AND kind = ?1 AND run_at <= ?2)",
     )?;
     for kind in kinds {
@@ -168,7 +168,7 @@ pub(crate) fn candidates(
     limit: u32,
 ) -> Result<Vec<Candidate>> {
     let mut statement = tx.prepare_cached(
-        "SELECT priority, run_at, id FROM jobs INDEXED BY jobs_ready \
+        "SELECT priority, run_at, id FROM jobs INDEXED BY jobs_active \
          WHERE status = 'queued' AND kind = ?1 AND run_at <= ?2 \
          ORDER BY priority DESC, run_at, id",
     )?;
@@ -376,22 +376,58 @@ pub(crate) fn cancel(tx: &Transaction<'_>, id: JobId, now: Timestamp) -> Result<
 pub(crate) fn next_run_at(conn: &Connection, kind: &str) -> Result<Option<Timestamp>> {
     let at: Option<i64> = conn
         .prepare_cached(&format!(
-            "SELECT min(run_at) FROM (SELECT run_at FROM jobs INDEXED BY jobs_ready \
+            "SELECT min(run_at) FROM (SELECT run_at FROM jobs INDEXED BY jobs_active \
              WHERE status = 'queued' AND kind = ?1 LIMIT {NEXT_RUN_SCAN})"
         ))?
         .query_row([kind], |r| r.get(0))?;
     Ok(at.map(Timestamp::from_millis))
 }
 
-/// Deletes at most `batch` finished jobs that finished before `before`.
-pub(crate) fn prune(tx: &Transaction<'_>, before: Timestamp, batch: u32) -> Result<u64> {
-    let deleted = tx
-        .prepare_cached(
-            "DELETE FROM jobs WHERE id IN (SELECT id FROM jobs INDEXED BY jobs_finished \
-             WHERE finished_at IS NOT NULL AND finished_at < ?1 LIMIT ?2)",
-        )?
-        .execute(params![before.as_millis(), batch])?;
-    Ok(deleted as u64)
+/// Deletes finished jobs that finished before `before`, reading jobs in id order after
+/// `after` and looking at no more than `batch` of them. Returns how many it deleted and
+/// where the next batch starts, or `None` once done.
+///
+/// There is no index on `finished_at` (a page write on every finish, for an hourly
+/// sweep). Ids grow with `created_at`, and a job finishes after it was created, so the
+/// read stops at the first job created at or after `before`: it reads the old jobs,
+/// which are mostly the ones to delete, and never the recent ones. Should the clock
+/// have stepped back, a job that is past the cutoff but sits after that point waits
+/// for a later sweep.
+pub(crate) fn prune(
+    tx: &Transaction<'_>,
+    before: Timestamp,
+    after: i64,
+    batch: u32,
+) -> Result<(u64, Option<i64>)> {
+    let before = before.as_millis();
+    let mut doomed = Vec::new();
+    let mut next = None;
+    {
+        let mut statement = tx.prepare_cached(
+            "SELECT id, created_at, finished_at FROM jobs WHERE id > ?1 ORDER BY id",
+        )?;
+        let mut rows = statement.query([after])?;
+        let mut read = 0;
+        while let Some(row) = rows.next()? {
+            let id: i64 = row.get(0)?;
+            if row.get::<_, i64>(1)? >= before {
+                break;
+            }
+            if row.get::<_, Option<i64>>(2)?.is_some_and(|at| at < before) {
+                doomed.push(id);
+            }
+            read += 1;
+            if read == batch {
+                next = Some(id);
+                break;
+            }
+        }
+    }
+    let mut delete = tx.prepare_cached("DELETE FROM jobs WHERE id = ?1")?;
+    for id in &doomed {
+        delete.execute([id])?;
+    }
+    Ok((doomed.len() as u64, next))
 }
 
 /// One job by id.

@@ -1,0 +1,297 @@
+//! Figures that need a process of their own: enqueue-to-start latency from another
+//! process, idle CPU, and resident memory against the number of queued jobs. The
+//! suite runs its own binary again with `--child <role> ...` for each.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::json;
+use tauri_plugin_jobs::queue::{EnqueueOptions, Queue, QueueOptions};
+use tauri_plugin_jobs::runner::{Handler, JobContext, Runner, RunnerSettings};
+use tauri_plugin_jobs::scheduler::{ScheduleSpec, Scheduler};
+
+use crate::report::{count, env_usize, ms, percentile, Report};
+
+fn unix_nanos() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos()
+}
+
+/// Runs this binary as a child with `args`; returns its stdout. Bounded by `limit`.
+fn child(args: &[&str], limit: Duration) -> std::process::Child {
+    let _ = limit;
+    Command::new(std::env::current_exe().unwrap())
+        .arg("--child")
+        .args(args)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start the child process")
+}
+
+/// Waits for `process` at most `limit`, killing it past that; returns its stdout.
+fn finish(mut process: std::process::Child, limit: Duration) -> String {
+    let deadline = Instant::now() + limit;
+    loop {
+        if process.try_wait().unwrap().is_some() {
+            break;
+        }
+        if Instant::now() > deadline {
+            let _ = process.kill();
+            let _ = process.wait();
+            panic!("a child process ran past {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let output = process.wait_with_output().unwrap();
+    assert!(output.status.success(), "child failed: {:?}", output.status);
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// The number after `key` on the child's output.
+fn field(output: &str, key: &str) -> f64 {
+    output
+        .lines()
+        .find_map(|line| line.strip_prefix(key)?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{key} missing from the child's output: {output}"))
+}
+
+pub async fn measure(report: &mut Report) {
+    let name =
+        "runner: enqueue-to-start latency, idle runner, job from another process, p50 / p99 (ms)";
+    if report.wants(name) {
+        let samples = env_usize("BENCH_CROSS_SAMPLES", 40);
+        let mut latencies = cross_process_latency(samples).await;
+        let p50 = percentile(&mut latencies, 0.5);
+        let p99 = percentile(&mut latencies, 0.99);
+        let poll = RunnerSettings::default().poll_interval;
+        report.checked(
+            name,
+            format!("{:.1} / {:.1}", ms(p50), ms(p99)),
+            String::new(),
+            &format!("p99 <= poll interval ({} ms)", poll.as_millis()),
+            p99 <= poll + Duration::from_millis(20),
+        );
+    }
+
+    let secs = env_usize("BENCH_IDLE_SECS", 60);
+    let name = "idle: runner + scheduler started, nothing to do, CPU per minute (ms)";
+    if report.wants(name) {
+        let output = finish(
+            child(&["idle", &secs.to_string()], Duration::ZERO),
+            Duration::from_secs(secs as u64 + 60),
+        );
+        let per_minute = field(&output, "CPU_MS") * 60.0 / secs as f64;
+        let wakes = field(&output, "SWITCHES") * 60.0 / secs as f64;
+        report.checked(
+            name,
+            format!("{per_minute:.1} ({:.3}% of a core)", per_minute / 600.0),
+            String::new(),
+            "< 0.1% of a core (60 ms)",
+            per_minute < 60.0,
+        );
+        report.info("idle: context switches per minute", format!("{wakes:.0}"));
+    }
+
+    let name = "memory: RSS with queued jobs, runner started (MiB)";
+    if report.wants(name) {
+        let mut figures = Vec::new();
+        for queued in [1_000usize, 100_000, 1_000_000] {
+            let dir = tempfile::tempdir().unwrap();
+            let db = dir.path().join("raw.db");
+            fill_queued(&db, queued);
+            let output = finish(
+                child(&["memory", db.to_str().unwrap()], Duration::ZERO),
+                Duration::from_secs(120),
+            );
+            let rss = field(&output, "RSS_KB") / 1024.0;
+            figures.push((queued, rss));
+            report.info(
+                &format!(
+                    "memory: RSS, runner started, {} jobs queued (MiB)",
+                    count(queued as f64)
+                ),
+                format!("{rss:.1}"),
+            );
+        }
+        let growth = figures.last().unwrap().1 - figures[1].1;
+        report.checked(
+            "memory: RSS growth from 100,000 to 1,000,000 queued jobs (MiB)",
+            format!("{growth:+.1}"),
+            String::new(),
+            "flat (< 2 MiB)",
+            growth < 2.0,
+        );
+    }
+}
+
+/// Writes `n` queued no-op jobs straight into a new `raw.db`.
+fn fill_queued(db: &Path, n: usize) {
+    drop(Queue::open(db, QueueOptions::new()).unwrap());
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.execute_batch(&format!(
+        "BEGIN;
+         WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < {n})
+         INSERT INTO jobs (kind, payload, status, priority, run_at, attempts, max_attempts,
+                           actor, created_at, updated_at)
+         SELECT 'noop', '{{\"n\":' || i || '}}', 'queued', 50, i, 0, 5, 'system', i, i FROM seq;
+         COMMIT;"
+    ))
+    .unwrap();
+}
+
+async fn cross_process_latency(samples: usize) -> Vec<Duration> {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("raw.db");
+    let queue = Queue::open(&db, QueueOptions::new()).unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let handler = Handler::new(
+        "timed",
+        move |payload: serde_json::Value, _ctx: JobContext| {
+            let now = unix_nanos();
+            let sent = payload["sent_unix_ns"]
+                .as_str()
+                .unwrap()
+                .parse::<u128>()
+                .unwrap();
+            record
+                .lock()
+                .unwrap()
+                .push(Duration::from_nanos(now.saturating_sub(sent) as u64));
+            async move { Ok(()) }
+        },
+    );
+    let runner = Runner::new(queue, vec![handler], RunnerSettings::default()).unwrap();
+    runner.start();
+    let process = child(
+        &["enqueue-timed", db.to_str().unwrap(), &samples.to_string()],
+        Duration::ZERO,
+    );
+    let limit = Duration::from_secs(samples as u64 * 2 + 30);
+    tokio::task::spawn_blocking(move || finish(process, limit))
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while seen.lock().unwrap().len() < samples {
+        assert!(Instant::now() < deadline, "every timed job ran");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    runner.stop(Duration::from_secs(5)).await.unwrap();
+    let out = seen.lock().unwrap().clone();
+    out
+}
+
+// ===== child roles =====
+
+/// Runs the role named by the arguments after `--child`.
+pub fn run_child(args: &[String]) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    match args.first().map(String::as_str) {
+        Some("enqueue-timed") => enqueue_timed(Path::new(&args[1]), args[2].parse().unwrap()),
+        Some("idle") => runtime.block_on(idle(args[1].parse().unwrap())),
+        Some("memory") => runtime.block_on(memory(Path::new(&args[1]))),
+        other => panic!("unknown child role {other:?}"),
+    }
+}
+
+/// Enqueues `n` jobs at random moments, each carrying the wall-clock time it was sent.
+fn enqueue_timed(db: &Path, n: usize) {
+    let queue = Queue::open(db, QueueOptions::new()).unwrap();
+    for _ in 0..n {
+        std::thread::sleep(Duration::from_millis(rand::random_range(50..1250)));
+        queue
+            .enqueue(
+                "timed",
+                &json!({ "sent_unix_ns": unix_nanos().to_string() }),
+                EnqueueOptions::new(),
+            )
+            .unwrap();
+    }
+}
+
+fn usage() -> (Duration, i64) {
+    // SAFETY: getrusage fills the struct we own.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    let cpu = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    (
+        cpu(usage.ru_utime) + cpu(usage.ru_stime),
+        usage.ru_nvcsw + usage.ru_nivcsw,
+    )
+}
+
+/// A started runner and scheduler with nothing to do: CPU and context switches over
+/// `secs`.
+async fn idle(secs: u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let queue = Queue::open(dir.path().join("raw.db"), QueueOptions::new()).unwrap();
+    let noop = Handler::new(
+        "noop",
+        |_: serde_json::Value, _ctx: JobContext| async move { Ok(()) },
+    );
+    let runner = Runner::new(queue.clone(), vec![noop], RunnerSettings::default()).unwrap();
+    let scheduler = Scheduler::new(queue);
+    scheduler
+        .upsert(ScheduleSpec::every(
+            "hourly",
+            "noop",
+            Duration::from_secs(3600),
+        ))
+        .unwrap();
+    runner.start();
+    scheduler.start();
+    // The first rounds (and the schedule's first run) settle.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let (cpu_before, switches_before) = usage();
+    tokio::time::sleep(Duration::from_secs(secs)).await;
+    let (cpu_after, switches_after) = usage();
+    println!("CPU_MS {}", (cpu_after - cpu_before).as_secs_f64() * 1e3);
+    println!("SWITCHES {}", switches_after - switches_before);
+    runner.stop(Duration::from_secs(1)).await.unwrap();
+    scheduler.stop().await;
+}
+
+/// A started runner over a file full of queued jobs, its four slots held by handlers
+/// that never return, the UI's counts and first page read: resident memory.
+async fn memory(db: &Path) {
+    let queue = Queue::open(db, QueueOptions::new()).unwrap();
+    let hold = Handler::new(
+        "noop",
+        |_: serde_json::Value, _ctx: JobContext| async move {
+            std::future::pending::<()>().await;
+            Ok(())
+        },
+    );
+    let runner = Runner::new(queue.clone(), vec![hold], RunnerSettings::default()).unwrap();
+    runner.start();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let reader = queue.clone();
+    tokio::task::spawn_blocking(move || {
+        reader.counts().unwrap();
+        reader
+            .list(&tauri_plugin_jobs::queue::JobFilter::default())
+            .unwrap();
+    })
+    .await
+    .unwrap();
+    assert_eq!(runner.running(), 4, "every slot holds a job");
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let rss = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .unwrap()
+        .trim()
+        .trim_end_matches(" kB")
+        .to_owned();
+    println!("RSS_KB {rss}");
+    // The held jobs are simply left running; the file is a temporary one.
+    std::process::exit(0);
+}

@@ -1,0 +1,194 @@
+//! Jobs end to end through a started runner: a producer enqueues, the runner claims,
+//! runs a no-op handler on tokio and records the outcome, with events on and one
+//! stream subscribed (as the plugin forwards them to the webview).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tauri_plugin_jobs::bus::{Event, EventBus};
+use tauri_plugin_jobs::queue::{EnqueueOptions, JobStatus, Queue, QueueOptions};
+use tauri_plugin_jobs::runner::{Handler, JobContext, Runner, RunnerSettings};
+use tokio::sync::Notify;
+
+use crate::ceiling::Ceilings;
+use crate::report::{count, median, ms, percentile, rate, ratio, Report};
+
+/// How the producer writes jobs.
+#[derive(Clone, Copy)]
+enum Producer {
+    /// One job per transaction.
+    Single,
+    /// Batches of 1000 per transaction.
+    Batches,
+    /// Every job enqueued (in batches) before the runner starts; the rate counts the
+    /// runner alone.
+    Before,
+}
+
+/// A queue whose bus counts successes and wakes `all_done` at the `n`th.
+fn counted_queue(dir: &std::path::Path, n: usize) -> (Queue, Arc<Notify>) {
+    let bus = EventBus::new();
+    let succeeded = Arc::new(AtomicUsize::new(0));
+    let all_done = Arc::new(Notify::new());
+    let done = all_done.clone();
+    bus.add_handler("count", move |event: &Event| {
+        if let Event::JobStateChanged(change) = event {
+            if change.to == JobStatus::Succeeded
+                && succeeded.fetch_add(1, Ordering::Relaxed) + 1 == n
+            {
+                done.notify_one();
+            }
+        }
+        Ok(())
+    });
+    let queue = Queue::open(dir.join("raw.db"), QueueOptions::new().bus(bus)).unwrap();
+    (queue, all_done)
+}
+
+fn noop() -> Handler {
+    Handler::new(
+        "noop",
+        |_: serde_json::Value, _ctx: JobContext| async move { Ok(()) },
+    )
+}
+
+/// Producer and runner at once; the rate counts from the first enqueue to the last
+/// success.
+async fn end_to_end(n: usize, workers: u32, producer: Producer) -> f64 {
+    let dir = tempfile::tempdir().unwrap();
+    let (queue, all_done) = counted_queue(dir.path(), n);
+    let _stream = queue.bus().subscribe(1024);
+    let mut settings = RunnerSettings::default();
+    settings.workers = workers;
+    let runner = Runner::new(queue.clone(), vec![noop()], settings).unwrap();
+    let done = all_done.notified();
+    if let Producer::Before = producer {
+        crate::queue::enqueue_all(&queue, &["noop"], n);
+    }
+    runner.start();
+    let started = Instant::now();
+    let writer = std::thread::spawn(move || match producer {
+        Producer::Before => {}
+        Producer::Single => {
+            for i in 0..n {
+                queue
+                    .enqueue("noop", &json!({ "n": i }), EnqueueOptions::new())
+                    .unwrap();
+            }
+        }
+        Producer::Batches => crate::queue::enqueue_all(&queue, &["noop"], n),
+    });
+    tokio::time::timeout(Duration::from_secs(300), done)
+        .await
+        .expect("the runner finished every job within 5 minutes");
+    let rate = rate(n, started.elapsed());
+    writer.join().unwrap();
+    runner.stop(Duration::from_secs(5)).await.unwrap();
+    rate
+}
+
+async fn repeat(report: &Report, n: usize, workers: u32, producer: Producer) -> f64 {
+    let mut rates = Vec::new();
+    for _ in 0..report.repeat {
+        rates.push(end_to_end(n, workers, producer).await);
+    }
+    median(rates)
+}
+
+pub async fn measure(report: &mut Report, ceilings: &Ceilings) {
+    let n = report.jobs;
+    for workers in [1, 4] {
+        let name =
+            format!("runner: enqueue one per commit while {workers} worker(s) run them (jobs/s)");
+        if report.wants(&name) {
+            let value = repeat(report, n, workers, Producer::Single).await;
+            report.checked(
+                &name,
+                count(value),
+                ratio(value, ceilings.per_step, "C3"),
+                ">= 90% of C3",
+                value >= 0.9 * ceilings.per_step,
+            );
+        }
+    }
+    let batched_workers = crate::report::env_usize("BENCH_BATCH_WORKERS", 64) as u32;
+    let name = format!(
+        "runner: enqueue 1000 per commit while {batched_workers} workers run them, group commit (jobs/s)"
+    );
+    if report.wants(&name) {
+        let value = repeat(report, n.max(50_000), batched_workers, Producer::Batches).await;
+        report.checked(
+            &name,
+            count(value),
+            ratio(value, ceilings.grouped, "CG"),
+            ">= 40,000",
+            value >= 40_000.0,
+        );
+    }
+    for workers in [4, batched_workers] {
+        let name = format!(
+            "runner: {} jobs queued first, {workers} workers run them (jobs/s)",
+            count(n as f64)
+        );
+        if report.wants(&name) {
+            let value = repeat(report, n, workers, Producer::Before).await;
+            report.info(&name, count(value));
+        }
+    }
+    let name = "runner: enqueue-to-start latency, idle runner, same process, p50 / p99 (ms)";
+    if report.wants(name) {
+        let mut samples = latency_in_process(200).await;
+        let p50 = percentile(&mut samples, 0.5);
+        let p99 = percentile(&mut samples, 0.99);
+        report.checked(
+            name,
+            format!("{:.3} / {:.3}", ms(p50), ms(p99)),
+            String::new(),
+            "p50 < 1 ms",
+            p50 < Duration::from_millis(1),
+        );
+    }
+}
+
+/// Enqueues one job at a time into an idle started runner and times the handler's
+/// start.
+async fn latency_in_process(samples: usize) -> Vec<Duration> {
+    let dir = tempfile::tempdir().unwrap();
+    let queue = Queue::open(dir.path().join("raw.db"), QueueOptions::new()).unwrap();
+    let (started_tx, mut started_rx) = tokio::sync::mpsc::unbounded_channel::<Instant>();
+    let started_tx = Arc::new(Mutex::new(started_tx));
+    let handler = Handler::new("timed", move |_: serde_json::Value, _ctx: JobContext| {
+        let at = Instant::now();
+        let tx = started_tx.clone();
+        async move {
+            let _ = tx.lock().unwrap().send(at);
+            Ok(())
+        }
+    });
+    let runner = Runner::new(queue.clone(), vec![handler], RunnerSettings::default()).unwrap();
+    runner.start();
+    let mut out = Vec::with_capacity(samples);
+    for i in 0..samples {
+        // Let the previous job's outcome be written and the runner go back to sleep.
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        let queue = queue.clone();
+        let sent = tokio::task::spawn_blocking(move || {
+            let sent = Instant::now();
+            queue
+                .enqueue("timed", &json!({ "i": i }), EnqueueOptions::new())
+                .unwrap();
+            sent
+        })
+        .await
+        .unwrap();
+        let began = tokio::time::timeout(Duration::from_secs(10), started_rx.recv())
+            .await
+            .expect("the handler started within 10 s")
+            .unwrap();
+        out.push(began.saturating_duration_since(sent));
+    }
+    runner.stop(Duration::from_secs(5)).await.unwrap();
+    out
+}
