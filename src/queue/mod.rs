@@ -26,7 +26,7 @@ mod retry;
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Duration;
 
@@ -214,6 +214,9 @@ struct Inner {
     // The clock time of the last sweep for expired leases, in ms. Relaxed: a stale
     // read only means one sweep more or less.
     last_reclaim: AtomicI64,
+    // Whether this handle's last claim found a job. Relaxed: only a hint for whether
+    // the next one should look with reads before taking the write lock.
+    last_claim_found: AtomicBool,
     // Bumped whenever jobs may have become runnable in this process, so runners
     // wake at once instead of polling. A watch never loses a wake-up.
     wake: watch::Sender<u64>,
@@ -237,6 +240,7 @@ impl Queue {
                 store: Mutex::new(store),
                 kinds: RwLock::new(Arc::new(HashMap::new())),
                 last_reclaim: AtomicI64::new(i64::MIN),
+                last_claim_found: AtomicBool::new(false),
                 wake: watch::Sender::new(0),
                 cancels: broadcast::Sender::new(256),
                 options,
@@ -452,9 +456,11 @@ impl Queue {
         let now = self.now();
         let specs = self.kinds();
         let sweep = request.is_some() && self.sweep_due(now);
-        if batch.is_empty() {
+        if batch.is_empty() && !self.inner.last_claim_found.load(Ordering::Relaxed) {
             // A claim that will find nothing should not take the write lock: an idle
-            // runner asks every poll interval, and other processes are writing.
+            // runner asks every poll interval, and other processes are writing. After
+            // a claim that found work, the next one goes straight to the write: the
+            // reads would only add a read transaction to every job.
             let store = self.store();
             let expired = sweep && jobs::any_expired(store.conn(), now)?;
             if !expired && !jobs::any_runnable(store.conn(), &kinds, now)? {
@@ -479,6 +485,11 @@ impl Queue {
             };
             Ok((results, claimed, changes))
         })?;
+        if request.is_some() {
+            self.inner
+                .last_claim_found
+                .store(!claimed.is_empty(), Ordering::Relaxed);
+        }
         self.publish(changes, now);
         Ok((results, claimed))
     }
