@@ -150,92 +150,153 @@ fn in_txn<T>(conn: &Connection, work: impl FnOnce() -> T) -> T {
     out
 }
 
+/// C1, one run.
+fn insert_once(n: usize) -> f64 {
+    let dir = tempfile::tempdir().unwrap();
+    let conn = connect(dir.path());
+    minimal_queue(&conn);
+    let started = Instant::now();
+    for i in 0..n {
+        insert(&conn, i);
+    }
+    rate(n, started.elapsed())
+}
+
+/// CB, one run.
+fn insert_batch_once(n: usize) -> f64 {
+    let dir = tempfile::tempdir().unwrap();
+    let conn = connect(dir.path());
+    minimal_queue(&conn);
+    let started = Instant::now();
+    for chunk in (0..n).collect::<Vec<_>>().chunks(1000) {
+        in_txn(&conn, || chunk.iter().for_each(|&i| insert(&conn, i)));
+    }
+    rate(n, started.elapsed())
+}
+
+/// C3, one run.
+pub fn per_step_once(n: usize) -> f64 {
+    let dir = tempfile::tempdir().unwrap();
+    let conn = connect(dir.path());
+    minimal_queue(&conn);
+    let started = Instant::now();
+    for i in 0..n {
+        in_txn(&conn, || insert(&conn, i));
+        let ids = in_txn(&conn, || claim(&conn, 1, i64::MAX / 2));
+        in_txn(&conn, || complete(&conn, ids[0]));
+    }
+    rate(n, started.elapsed())
+}
+
+/// C3q, one run.
+pub fn per_step_schema_once(n: usize) -> f64 {
+    let dir = tempfile::tempdir().unwrap();
+    let conn = queue_schema(dir.path());
+    let started = Instant::now();
+    for i in 0..n {
+        schema_step(&conn, i);
+    }
+    rate(n, started.elapsed())
+}
+
+/// CG, one run.
+pub fn grouped_once(n: usize) -> f64 {
+    let dir = tempfile::tempdir().unwrap();
+    let conn = connect(dir.path());
+    minimal_queue(&conn);
+    let started = Instant::now();
+    for chunk in (0..n).collect::<Vec<_>>().chunks(1000) {
+        in_txn(&conn, || chunk.iter().for_each(|&i| insert(&conn, i)));
+    }
+    // Each commit completes the previous claim and claims the next 16.
+    let mut held: Vec<i64> = Vec::new();
+    loop {
+        let claimed = in_txn(&conn, || {
+            held.iter().for_each(|&id| complete(&conn, id));
+            claim(&conn, 16, i64::MAX / 2)
+        });
+        if claimed.is_empty() {
+            break;
+        }
+        held = claimed;
+    }
+    rate(n, started.elapsed())
+}
+
+/// Figures that carry a target are measured in pairs with their ceiling, each run of
+/// ours right after a run of the ceiling, so that a noisy neighbour on the machine
+/// slows both alike. Returns the median of ours and the median of the ratios.
+pub struct Paired {
+    ours: Vec<f64>,
+    ratios: Vec<f64>,
+}
+
+impl Paired {
+    pub fn new() -> Self {
+        Paired {
+            ours: Vec::new(),
+            ratios: Vec::new(),
+        }
+    }
+
+    pub fn add(&mut self, ceiling: f64, ours: f64) {
+        self.ours.push(ours);
+        self.ratios.push(ours / ceiling);
+    }
+
+    /// (median of ours, median ratio).
+    pub fn result(self) -> (f64, f64) {
+        (median(self.ours), median(self.ratios))
+    }
+}
+
+/// A figure measured one commit per step, against C3 and C3q run just before it
+/// each time. Adds its row with the target ">= 90% of C3".
+pub struct PerStep {
+    c3: Paired,
+    c3q: Paired,
+}
+
+impl PerStep {
+    pub fn new() -> Self {
+        PerStep {
+            c3: Paired::new(),
+            c3q: Paired::new(),
+        }
+    }
+
+    /// Runs both ceilings once; pass their rates to [`PerStep::add`] with ours.
+    pub fn ceilings(n: usize) -> (f64, f64) {
+        (per_step_once(n), per_step_schema_once(n))
+    }
+
+    pub fn add(&mut self, (c3, c3q): (f64, f64), ours: f64) {
+        self.c3.add(c3, ours);
+        self.c3q.add(c3q, ours);
+    }
+
+    pub fn row(self, report: &mut Report, name: &str) {
+        let (value, vs_c3) = self.c3.result();
+        let (_, vs_c3q) = self.c3q.result();
+        report.checked(
+            name,
+            count(value),
+            format!("{:.0}% of C3, {:.0}% of C3q", vs_c3 * 100.0, vs_c3q * 100.0),
+            ">= 90% of C3",
+            vs_c3 >= 0.9,
+        );
+    }
+}
+
 pub fn measure(report: &mut Report) -> Ceilings {
     let n = report.jobs;
     let runs = report.repeat;
-    let insert_rate = median(
-        (0..runs)
-            .map(|_| {
-                let dir = tempfile::tempdir().unwrap();
-                let conn = connect(dir.path());
-                minimal_queue(&conn);
-                let started = Instant::now();
-                for i in 0..n {
-                    insert(&conn, i);
-                }
-                rate(n, started.elapsed())
-            })
-            .collect(),
-    );
-    let insert_batch = median(
-        (0..runs)
-            .map(|_| {
-                let dir = tempfile::tempdir().unwrap();
-                let conn = connect(dir.path());
-                minimal_queue(&conn);
-                let started = Instant::now();
-                for chunk in (0..n).collect::<Vec<_>>().chunks(1000) {
-                    in_txn(&conn, || chunk.iter().for_each(|&i| insert(&conn, i)));
-                }
-                rate(n, started.elapsed())
-            })
-            .collect(),
-    );
-    let per_step = median(
-        (0..runs)
-            .map(|_| {
-                let dir = tempfile::tempdir().unwrap();
-                let conn = connect(dir.path());
-                minimal_queue(&conn);
-                let started = Instant::now();
-                for i in 0..n {
-                    in_txn(&conn, || insert(&conn, i));
-                    let ids = in_txn(&conn, || claim(&conn, 1, i64::MAX / 2));
-                    in_txn(&conn, || complete(&conn, ids[0]));
-                }
-                rate(n, started.elapsed())
-            })
-            .collect(),
-    );
-    let per_step_schema = median(
-        (0..runs)
-            .map(|_| {
-                let dir = tempfile::tempdir().unwrap();
-                let conn = queue_schema(dir.path());
-                let started = Instant::now();
-                for i in 0..n {
-                    schema_step(&conn, i);
-                }
-                rate(n, started.elapsed())
-            })
-            .collect(),
-    );
-    let grouped = median(
-        (0..runs)
-            .map(|_| {
-                let dir = tempfile::tempdir().unwrap();
-                let conn = connect(dir.path());
-                minimal_queue(&conn);
-                let started = Instant::now();
-                for chunk in (0..n).collect::<Vec<_>>().chunks(1000) {
-                    in_txn(&conn, || chunk.iter().for_each(|&i| insert(&conn, i)));
-                }
-                // Each commit completes the previous claim and claims the next 16.
-                let mut held: Vec<i64> = Vec::new();
-                loop {
-                    let claimed = in_txn(&conn, || {
-                        held.iter().for_each(|&id| complete(&conn, id));
-                        claim(&conn, 16, i64::MAX / 2)
-                    });
-                    if claimed.is_empty() {
-                        break;
-                    }
-                    held = claimed;
-                }
-                rate(n, started.elapsed())
-            })
-            .collect(),
-    );
+    let repeat = |f: fn(usize) -> f64| median((0..runs).map(|_| f(n)).collect());
+    let insert_rate = repeat(insert_once);
+    let insert_batch = repeat(insert_batch_once);
+    let per_step = repeat(per_step_once);
+    let per_step_schema = repeat(per_step_schema_once);
+    let grouped = repeat(grouped_once);
     let ceilings = Ceilings {
         insert: insert_rate,
         insert_batch,

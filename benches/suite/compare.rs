@@ -1,11 +1,37 @@
 //! The side-by-side comparison: a published Rust job queue on SQLite, built as its
 //! own crate in `bench-compare/` (outside the workspace, its own Cargo.lock, so its
-//! SQLite never meets ours), run as a child process in the same run.
+//! SQLite never meets ours), run as a child process in the same run. Its rows join
+//! the main table, and a second table puts them beside ours.
 
 use std::path::PathBuf;
 use std::process::Command;
 
 use crate::report::Report;
+
+/// Their scenario (as the comparison binary names it) beside the row of ours that
+/// does the same work.
+const PAIRS: &[(&str, &str)] = &[
+    (
+        "enqueue, one job per call (jobs/s)",
+        "queue API: enqueue, one job per transaction",
+    ),
+    (
+        "enqueue, batch (jobs/s)",
+        "queue API: enqueue, batches of 1000",
+    ),
+    (
+        "end to end, no-op handler, documented defaults (jobs/s)",
+        "jobs queued first, 4 workers",
+    ),
+    (
+        "end to end, no-op handler, best settings",
+        "jobs queued first, 64 workers",
+    ),
+    (
+        "enqueue-to-start latency, idle worker, p50 / p99 (ms)",
+        "runner: enqueue-to-start latency, idle runner, same process",
+    ),
+];
 
 pub fn measure(report: &mut Report) {
     if !report.wants("compared") {
@@ -30,6 +56,7 @@ pub fn measure(report: &mut Report) {
             &report.jobs.to_string(),
             "--repeat",
             &report.repeat.to_string(),
+            "--wal-preset",
         ])
         .output()
         .expect("run bench-compare");
@@ -40,6 +67,7 @@ pub fn measure(report: &mut Report) {
     );
     let stdout = String::from_utf8(output.stdout).unwrap();
     let mut library = String::from("compared");
+    let mut theirs = Vec::new();
     for line in stdout.lines() {
         let mut fields = line.split('\t');
         if fields.next() != Some("ROW") {
@@ -52,6 +80,25 @@ pub fn measure(report: &mut Report) {
             library = value.to_owned();
             continue;
         }
-        report.info(&format!("{library}: {name}"), value.to_owned());
+        report.info(&format!("compared, {library}: {name}"), value.to_owned());
+        theirs.push((name.to_owned(), value.to_owned()));
     }
+
+    let mut table =
+        format!("| same work | tauri-plugin-jobs | {library} |\n| --- | ---: | ---: |\n");
+    for (their_name, our_name) in PAIRS {
+        let Some((name, value)) = theirs.iter().find(|(n, _)| n.starts_with(their_name)) else {
+            continue;
+        };
+        let ours = report.value_of(our_name).unwrap_or_else(|| "-".into());
+        table.push_str(&format!("| {name} | {ours} | {value} |\n"));
+    }
+    table.push_str(&format!(
+        "| journal mode / synchronous | wal / NORMAL (read back at open) | {} |\n",
+        theirs
+            .iter()
+            .find(|(n, _)| n.starts_with("journal mode"))
+            .map_or("-", |(_, v)| v.as_str())
+    ));
+    report.appendix(table);
 }

@@ -26,6 +26,8 @@ pub struct Report {
     pub repeat: usize,
     only: Option<String>,
     rows: Vec<Row>,
+    /// Further tables, printed after the main one.
+    appendices: Vec<String>,
 }
 
 impl Report {
@@ -35,6 +37,7 @@ impl Report {
             repeat,
             only,
             rows: Vec::new(),
+            appendices: Vec::new(),
         }
     }
 
@@ -52,6 +55,19 @@ impl Report {
             row.name, row.value, row.ratio, row.target
         );
         self.rows.push(row);
+    }
+
+    /// The result of the first row whose name contains `part`.
+    pub fn value_of(&self, part: &str) -> Option<String> {
+        self.rows
+            .iter()
+            .find(|row| row.name.contains(part))
+            .map(|row| row.value.clone())
+    }
+
+    /// A further table, printed after the main one.
+    pub fn appendix(&mut self, table: String) {
+        self.appendices.push(table);
     }
 
     /// A row without a ceiling ratio.
@@ -102,6 +118,10 @@ impl Report {
                 "| {} | {} | {} | {} | {} |\n",
                 row.name, row.value, row.ratio, row.target, mark
             ));
+        }
+        for table in &self.appendices {
+            out.push('\n');
+            out.push_str(table);
         }
         out
     }
