@@ -482,6 +482,14 @@ async fn the_background_loop_wakes_on_enqueue() {
         .unwrap();
     let got = tokio::time::timeout(Duration::from_secs(10), rx.recv()).await;
     assert_eq!(got.unwrap(), Some(7));
+    // Wake-ups are coalesced while one is waiting; later ones must still arrive.
+    for n in 8..12 {
+        h.queue
+            .enqueue("signal", &n, EnqueueOptions::new())
+            .unwrap();
+        let got = tokio::time::timeout(Duration::from_secs(10), rx.recv()).await;
+        assert_eq!(got.unwrap(), Some(n));
+    }
     runner.stop(Duration::from_secs(1)).await.unwrap();
 }
 

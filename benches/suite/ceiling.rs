@@ -1,6 +1,11 @@
 //! The raw SQLite ceilings: the least SQL a job queue must run, written straight
 //! against rusqlite with cached statements, no checks, no events, one thread. Every
 //! other figure is read as a share of one of these, measured in the same run.
+//!
+//! "A job queue" here means one with leases: a claimed job stays findable by index
+//! until it finishes, so that a dead worker's job can be found and run again. That
+//! costs the finish one index write. A queue without that (a claim takes the job out
+//! of every index, and a crash loses it) is measured too, for comparison, as C3-.
 
 use std::path::Path;
 use std::time::Instant;
@@ -17,6 +22,8 @@ pub struct Ceilings {
     pub insert_batch: f64,
     /// C3: a job as insert, claim, complete, one commit each.
     pub per_step: f64,
+    /// C3-: the same without lease recovery.
+    pub per_step_lossy: f64,
     /// C3q: the same on the queue's own table and indexes.
     pub per_step_schema: f64,
     /// CG: insert 1000 per commit, then claim 16 + complete 16 per commit.
@@ -40,15 +47,23 @@ fn connect(dir: &Path) -> Connection {
     conn
 }
 
-/// The smallest table a queue can work with: a partial index of ready jobs.
-fn minimal_queue(conn: &Connection) {
+/// The smallest table a queue can work with. With `leases`, one partial index over
+/// queued and running jobs (claims seek queued ones; a sweep finds running ones whose
+/// lease ran out); without, an index of queued jobs only.
+fn minimal_queue(conn: &Connection, leases: bool) {
     conn.execute_batch(
         "CREATE TABLE jobs (
              id INTEGER PRIMARY KEY, kind TEXT NOT NULL, payload TEXT NOT NULL,
              status TEXT NOT NULL, priority INTEGER NOT NULL, run_at INTEGER NOT NULL,
-             attempts INTEGER NOT NULL DEFAULT 0, lease_expires_at INTEGER);
-         CREATE INDEX ready ON jobs (priority DESC, run_at, id) WHERE status = 'queued';",
+             attempts INTEGER NOT NULL DEFAULT 0, lease_expires_at INTEGER);",
     )
+    .unwrap();
+    conn.execute_batch(if leases {
+        "CREATE INDEX active ON jobs (status DESC, priority DESC, run_at, id, lease_expires_at)
+             WHERE status = 'queued' OR status = 'running';"
+    } else {
+        "CREATE INDEX ready ON jobs (priority DESC, run_at, id) WHERE status = 'queued';"
+    })
     .unwrap();
 }
 
@@ -154,7 +169,7 @@ fn in_txn<T>(conn: &Connection, work: impl FnOnce() -> T) -> T {
 fn insert_once(n: usize) -> f64 {
     let dir = tempfile::tempdir().unwrap();
     let conn = connect(dir.path());
-    minimal_queue(&conn);
+    minimal_queue(&conn, true);
     let started = Instant::now();
     for i in 0..n {
         insert(&conn, i);
@@ -166,7 +181,7 @@ fn insert_once(n: usize) -> f64 {
 fn insert_batch_once(n: usize) -> f64 {
     let dir = tempfile::tempdir().unwrap();
     let conn = connect(dir.path());
-    minimal_queue(&conn);
+    minimal_queue(&conn, true);
     let started = Instant::now();
     for chunk in (0..n).collect::<Vec<_>>().chunks(1000) {
         in_txn(&conn, || chunk.iter().for_each(|&i| insert(&conn, i)));
@@ -174,11 +189,11 @@ fn insert_batch_once(n: usize) -> f64 {
     rate(n, started.elapsed())
 }
 
-/// C3, one run.
-pub fn per_step_once(n: usize) -> f64 {
+/// C3 (or C3- without `leases`), one run.
+pub fn per_step_once(n: usize, leases: bool) -> f64 {
     let dir = tempfile::tempdir().unwrap();
     let conn = connect(dir.path());
-    minimal_queue(&conn);
+    minimal_queue(&conn, leases);
     let started = Instant::now();
     for i in 0..n {
         in_txn(&conn, || insert(&conn, i));
@@ -203,7 +218,7 @@ pub fn per_step_schema_once(n: usize) -> f64 {
 pub fn grouped_once(n: usize) -> f64 {
     let dir = tempfile::tempdir().unwrap();
     let conn = connect(dir.path());
-    minimal_queue(&conn);
+    minimal_queue(&conn, true);
     let started = Instant::now();
     for chunk in (0..n).collect::<Vec<_>>().chunks(1000) {
         in_txn(&conn, || chunk.iter().for_each(|&i| insert(&conn, i)));
@@ -267,7 +282,7 @@ impl PerStep {
 
     /// Runs both ceilings once; pass their rates to [`PerStep::add`] with ours.
     pub fn ceilings(n: usize) -> (f64, f64) {
-        (per_step_once(n), per_step_schema_once(n))
+        (per_step_once(n, true), per_step_schema_once(n))
     }
 
     pub fn add(&mut self, (c3, c3q): (f64, f64), ours: f64) {
@@ -294,13 +309,15 @@ pub fn measure(report: &mut Report) -> Ceilings {
     let repeat = |f: fn(usize) -> f64| median((0..runs).map(|_| f(n)).collect());
     let insert_rate = repeat(insert_once);
     let insert_batch = repeat(insert_batch_once);
-    let per_step = repeat(per_step_once);
+    let per_step = repeat(|n| per_step_once(n, true));
+    let per_step_lossy = repeat(|n| per_step_once(n, false));
     let per_step_schema = repeat(per_step_schema_once);
     let grouped = repeat(grouped_once);
     let ceilings = Ceilings {
         insert: insert_rate,
         insert_batch,
         per_step,
+        per_step_lossy,
         per_step_schema,
         grouped,
     };
@@ -313,15 +330,19 @@ pub fn measure(report: &mut Report) -> Ceilings {
         count(ceilings.insert_batch),
     );
     report.info(
-        "**C3** raw SQLite queue: insert, claim, complete, one commit each (jobs/s)",
+        "**C3** raw SQLite queue with leases: insert, claim, complete, one commit each (jobs/s)",
         count(ceilings.per_step),
+    );
+    report.info(
+        "**C3-** the same without lease recovery: a claimed job leaves every index, a dead worker's job is lost (jobs/s)",
+        count(ceilings.per_step_lossy),
     );
     report.info(
         "**C3q** raw SQLite, the queue's own table and indexes: insert, claim, complete, one commit each (jobs/s)",
         count(ceilings.per_step_schema),
     );
     report.info(
-        "**CG** raw SQLite queue: insert 1000 per commit, claim 16 + complete 16 per commit (jobs/s)",
+        "**CG** raw SQLite queue with leases: insert 1000 per commit, claim 16 + complete 16 per commit (jobs/s)",
         count(ceilings.grouped),
     );
     ceilings

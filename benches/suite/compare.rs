@@ -80,8 +80,12 @@ pub fn measure(report: &mut Report) {
             library = value.to_owned();
             continue;
         }
-        report.info(&format!("compared, {library}: {name}"), value.to_owned());
-        theirs.push((name.to_owned(), value.to_owned()));
+        // Plain numbers get thousands separators, as ours do.
+        let value = value
+            .parse::<f64>()
+            .map_or_else(|_| value.to_owned(), crate::report::count);
+        report.info(&format!("compared, {library}: {name}"), value.clone());
+        theirs.push((name.to_owned(), value));
     }
 
     let mut table =

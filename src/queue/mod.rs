@@ -222,7 +222,27 @@ struct Inner {
     wake: watch::Sender<u64>,
     // Running jobs whose cancellation was asked for through this handle.
     cancels: broadcast::Sender<JobId>,
+    // Called on the same occasions, from the committing thread: how a runner's own
+    // thread is woken without a hop through an async task.
+    wake_hooks: WakeHooks,
     options: QueueOptions,
+}
+
+/// Callbacks run when jobs may have become runnable or a cancel was asked for; each
+/// stays registered while it returns `true`.
+#[derive(Default)]
+struct WakeHooks(Mutex<Vec<Box<dyn Fn() -> bool + Send + Sync>>>);
+
+impl std::fmt::Debug for WakeHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "WakeHooks({})", lock(&self.0).len())
+    }
+}
+
+impl WakeHooks {
+    fn call(&self) {
+        lock(&self.0).retain(|hook| hook());
+    }
 }
 
 /// What a transaction changed, to publish once it is committed.
@@ -243,6 +263,7 @@ impl Queue {
                 last_claim_found: AtomicBool::new(false),
                 wake: watch::Sender::new(0),
                 cancels: broadcast::Sender::new(256),
+                wake_hooks: WakeHooks::default(),
                 options,
             }),
         })
@@ -701,6 +722,7 @@ impl Queue {
                 // No receiver (no runner in this process) is fine: the worker learns
                 // it from its next heartbeat.
                 let _ = self.inner.cancels.send(id);
+                self.inner.wake_hooks.call();
                 Ok(CancelOutcome::Requested)
             }
             jobs::CancelFound::Finished(status) => Ok(CancelOutcome::AlreadyFinished(status)),
@@ -715,6 +737,13 @@ impl Queue {
     #[must_use]
     pub fn wake_ups(&self) -> watch::Receiver<u64> {
         self.inner.wake.subscribe()
+    }
+
+    /// Runs `hook` on the committing thread whenever [`wake_ups`](Queue::wake_ups) or
+    /// [`cancel_requests`](Queue::cancel_requests) would fire; it stays registered
+    /// while it returns `true`. It must be quick and must not call back into the queue.
+    pub(crate) fn on_wake(&self, hook: impl Fn() -> bool + Send + Sync + 'static) {
+        lock(&self.inner.wake_hooks.0).push(Box::new(hook));
     }
 
     /// A receiver of the ids of running jobs whose cancellation was asked for through
@@ -810,6 +839,7 @@ impl Queue {
             self.inner
                 .wake
                 .send_modify(|count| *count = count.wrapping_add(1));
+            self.inner.wake_hooks.call();
         }
         let bus = &self.inner.options.bus;
         for change in changes {

@@ -31,7 +31,7 @@ mod handler;
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
@@ -160,6 +160,8 @@ struct Inner {
     // Clock time of the last retention sweep, in ms; Relaxed: only this runner's
     // rounds read it, one at a time.
     last_prune: AtomicI64,
+    // Set while a Wake is in the inbox; the thread clears it when it takes one.
+    wake_pending: Arc<AtomicBool>,
     // What ended while drain() runs; `None` otherwise, so a started runner keeps none.
     reports: Mutex<Option<Vec<Ran>>>,
 }
@@ -242,6 +244,7 @@ impl Runner {
                 thread: Mutex::new(None),
                 last_prune: AtomicI64::new(i64::MIN),
                 reports: Mutex::new(None),
+                wake_pending: Arc::new(AtomicBool::new(false)),
             }),
         })
     }
@@ -488,22 +491,19 @@ impl Runner {
             return;
         }
         *lock(&self.inner.runtime) = Some(Handle::current());
-        // Forward in-process wake-ups (enqueue, cancel) to the thread.
-        let mut wake_ups = self.inner.queue.wake_ups();
-        let mut cancels = self.inner.queue.cancel_requests();
+        // In-process wake-ups (enqueue, cancel) go straight to the thread, one at a
+        // time: while one is waiting, more would only wake it for nothing.
         let signals = self.inner.signals.clone();
         let stopping = self.inner.stopping.clone();
-        tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    _ = stopping.cancelled() => return,
-                    changed = wake_ups.changed() => if changed.is_err() { return },
-                    _ = cancels.recv() => {}
-                }
-                if signals.send(Signal::Wake).is_err() {
-                    return;
-                }
+        let pending = self.inner.wake_pending.clone();
+        self.inner.queue.on_wake(move || {
+            if stopping.is_cancelled() {
+                return false;
             }
+            if pending.swap(true, Ordering::AcqRel) {
+                return true;
+            }
+            signals.send(Signal::Wake).is_ok()
         });
         let runner = self.clone();
         let spawned = std::thread::Builder::new()
@@ -545,7 +545,7 @@ impl Runner {
             for signal in std::iter::once(first).chain(inbox.try_iter()) {
                 match signal {
                     Signal::Done(lease, outcome) => batch.push((lease, outcome)),
-                    Signal::Wake => {}
+                    Signal::Wake => self.inner.wake_pending.store(false, Ordering::Release),
                     Signal::Stop => {
                         drop(inbox);
                         if let Err(error) = self.settle(batch, false) {
