@@ -8,27 +8,52 @@ use std::process::Command;
 
 use crate::report::Report;
 
-/// Their scenario (as the comparison binary names it) beside the row of ours that
-/// does the same work.
-const PAIRS: &[(&str, &str)] = &[
+/// The side-by-side table: a label, the start of their row's name (as the comparison
+/// binary prints it), and a part of the name of our row that does the same work.
+const PAIRS: &[(&str, &str, &str)] = &[
     (
+        "enqueue, one job per call (jobs/s)",
         "enqueue, one job per call (jobs/s)",
         "queue API: enqueue, one job per transaction",
     ),
     (
+        "enqueue, 1000 per call (jobs/s)",
         "enqueue, batch (jobs/s)",
         "queue API: enqueue, batches of 1000",
     ),
     (
+        "queued no-op jobs run to the end, defaults: ours 4 workers, theirs max_concurrency 1 (jobs/s)",
         "end to end, no-op handler, documented defaults (jobs/s)",
         "jobs queued first, 4 workers",
     ),
     (
-        "end to end, no-op handler, best settings",
+        "the same, best settings: ours 64 workers, theirs max_concurrency 512 (jobs/s)",
+        "end to end, no-op handler, best settings: 1 worker",
         "jobs queued first, 64 workers",
     ),
     (
+        "enqueue-to-start latency, idle, same process, p50 / p99 (ms)",
         "enqueue-to-start latency, idle worker, p50 / p99 (ms)",
+        "runner: enqueue-to-start latency, idle runner, same process",
+    ),
+    (
+        "enqueue, one job per call, their file switched to WAL first (jobs/s)",
+        "enqueue, one job per call, db preset to WAL",
+        "queue API: enqueue, one job per transaction",
+    ),
+    (
+        "defaults as above, their file switched to WAL first (jobs/s)",
+        "end to end, no-op handler, documented defaults, db preset to WAL",
+        "jobs queued first, 4 workers",
+    ),
+    (
+        "best settings as above, their file switched to WAL first (jobs/s)",
+        "end to end, no-op handler, best settings: 1 worker, max_concurrency 512, min_concurrency 256, multi-thread runtime, db preset to WAL",
+        "jobs queued first, 64 workers",
+    ),
+    (
+        "latency as above, their file switched to WAL first (ms)",
+        "enqueue-to-start latency, idle worker, db preset to WAL",
         "runner: enqueue-to-start latency, idle runner, same process",
     ),
 ];
@@ -90,12 +115,12 @@ pub fn measure(report: &mut Report) {
 
     let mut table =
         format!("| same work | tauri-plugin-jobs | {library} |\n| --- | ---: | ---: |\n");
-    for (their_name, our_name) in PAIRS {
-        let Some((name, value)) = theirs.iter().find(|(n, _)| n.starts_with(their_name)) else {
+    for (label, their_name, our_name) in PAIRS {
+        let Some((_, value)) = theirs.iter().find(|(n, _)| n.starts_with(their_name)) else {
             continue;
         };
         let ours = report.value_of(our_name).unwrap_or_else(|| "-".into());
-        table.push_str(&format!("| {name} | {ours} | {value} |\n"));
+        table.push_str(&format!("| {label} | {ours} | {value} |\n"));
     }
     table.push_str(&format!(
         "| journal mode / synchronous | wal / NORMAL (read back at open) | {} |\n",

@@ -144,7 +144,9 @@ pub fn measure(report: &mut Report, ceilings: &Ceilings) {
             }
             paired.add(ceilings, rate(n, started.elapsed()));
         }
-        paired.row(report, name);
+        // The target is the runner's (end to end, default settings); this is the
+        // queue's own path for comparison.
+        paired.row(report, name, false);
     }
 
     for workers in [1, 4] {
