@@ -59,6 +59,22 @@ fn caps_and_exactly_once_hold_across_four_processes() {
             .unwrap();
         children.0.push(child);
     }
+    // Read the children's output while they run: a child that writes more than a
+    // pipe holds (64 KiB, some 6,000 "done" lines) would otherwise block in println,
+    // never exit, and keep the jobs it had claimed running.
+    let readers: Vec<_> = children
+        .0
+        .iter_mut()
+        .map(|child| {
+            let stdout = child.stdout.take().unwrap();
+            std::thread::spawn(move || {
+                BufReader::new(stdout)
+                    .lines()
+                    .map(|line| line.unwrap())
+                    .collect::<Vec<String>>()
+            })
+        })
+        .collect();
 
     // Sample the running gpu jobs while the children work.
     let sampler = rusqlite::Connection::open(&path).unwrap();
@@ -86,10 +102,11 @@ fn caps_and_exactly_once_hold_across_four_processes() {
     let mut done = Vec::new();
     for child in &mut children.0 {
         assert!(child.wait().unwrap().success());
-        let stdout = child.stdout.take().unwrap();
-        for line in BufReader::new(stdout).lines() {
+    }
+    for reader in readers {
+        for line in reader.join().unwrap() {
             // libtest may have written "test child_worker ... " in front of the first.
-            if let Some((_, id)) = line.unwrap().split_once("done ") {
+            if let Some((_, id)) = line.split_once("done ") {
                 done.push(id.parse::<i64>().unwrap());
             }
         }

@@ -21,9 +21,9 @@ fn unix_nanos() -> u128 {
         .as_nanos()
 }
 
-/// Runs this binary as a child with `args`; returns its stdout. Bounded by `limit`.
-fn child(args: &[&str], limit: Duration) -> std::process::Child {
-    let _ = limit;
+/// Starts this binary again as a child with `args`; [`finish`] bounds and reads it.
+/// Children print a line or two, far less than a pipe holds.
+fn child(args: &[&str]) -> std::process::Child {
     Command::new(std::env::current_exe().unwrap())
         .arg("--child")
         .args(args)
@@ -81,7 +81,7 @@ pub async fn measure(report: &mut Report) {
     let name = "idle: runner + scheduler started, nothing to do, CPU per minute (ms)";
     if report.wants(name) {
         let output = finish(
-            child(&["idle", &secs.to_string()], Duration::ZERO),
+            child(&["idle", &secs.to_string()]),
             Duration::from_secs(secs as u64 + 60),
         );
         let per_minute = field(&output, "CPU_MS") * 60.0 / secs as f64;
@@ -104,7 +104,7 @@ pub async fn measure(report: &mut Report) {
             let db = dir.path().join("raw.db");
             fill_queued(&db, queued);
             let output = finish(
-                child(&["memory", db.to_str().unwrap()], Duration::ZERO),
+                child(&["memory", db.to_str().unwrap()]),
                 Duration::from_secs(120),
             );
             let rss = field(&output, "RSS_KB") / 1024.0;
@@ -170,10 +170,7 @@ async fn cross_process_latency(samples: usize) -> Vec<Duration> {
     );
     let runner = Runner::new(queue, vec![handler], RunnerSettings::default()).unwrap();
     runner.start();
-    let process = child(
-        &["enqueue-timed", db.to_str().unwrap(), &samples.to_string()],
-        Duration::ZERO,
-    );
+    let process = child(&["enqueue-timed", db.to_str().unwrap(), &samples.to_string()]);
     let limit = Duration::from_secs(samples as u64 * 2 + 30);
     tokio::task::spawn_blocking(move || finish(process, limit))
         .await
