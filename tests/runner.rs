@@ -529,3 +529,116 @@ async fn config_sets_the_queue_defaults_too() {
         }
     );
 }
+
+#[tokio::test]
+async fn a_handler_can_use_the_runtime_before_its_first_await() {
+    // A started runner polls a handler first on its own thread (inside the runtime's
+    // context), then hands it to the runtime if it waits: both halves must work.
+    let h = Harness::new();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let spawner = Handler::new("spawner", move |n: u32, _ctx: JobContext| {
+        let tx = tx.clone();
+        // Runs in the first poll: needs the runtime's context.
+        let doubled = tokio::spawn(async move { n * 2 });
+        async move {
+            let doubled = doubled
+                .await
+                .map_err(|e| JobError::permanent(e.to_string()))?;
+            tokio::task::yield_now().await;
+            tx.send(doubled).unwrap();
+            Ok(doubled)
+        }
+    });
+    let mut settings = settings();
+    settings.poll_interval = Duration::from_secs(3600);
+    let runner = Runner::new(h.queue.clone(), vec![spawner], settings).unwrap();
+    runner.start();
+    let id = h
+        .queue
+        .enqueue("spawner", &21, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    let got = tokio::time::timeout(Duration::from_secs(10), rx.recv()).await;
+    assert_eq!(got.unwrap(), Some(42));
+    runner.stop(Duration::from_secs(5)).await.unwrap();
+    let job = h.queue.get(id).unwrap().unwrap();
+    assert_eq!(
+        (job.status, job.result),
+        (JobStatus::Succeeded, Some(json!(42)))
+    );
+}
+
+#[tokio::test]
+async fn a_started_runner_acts_on_a_cancel_at_once() {
+    // No poll and no lease renewal falls due during the test: only the cancel's own
+    // wake-up can reach the runner's thread in time.
+    let h = Harness::new();
+    let mut events = h.queue.bus().subscribe(64);
+    let gate = Gate::default();
+    let mut settings = settings();
+    settings.poll_interval = Duration::from_secs(3600);
+    settings.lease = Duration::from_secs(3600);
+    let runner = Runner::new(h.queue.clone(), vec![gate.handler("slow")], settings).unwrap();
+    let started = gate.started.notified();
+    runner.start();
+    let id = h
+        .queue
+        .enqueue("slow", &0, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    tokio::time::timeout(Duration::from_secs(10), started)
+        .await
+        .expect("the handler started");
+    assert_eq!(h.queue.cancel(id).unwrap(), CancelOutcome::Requested);
+    let cancelled = async {
+        while let Some(event) = events.next().await {
+            if let tauri_plugin_jobs::bus::Event::JobStateChanged(change) = &*event {
+                if change.id == id && change.to == JobStatus::Cancelled {
+                    return;
+                }
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), cancelled)
+        .await
+        .expect("the cancel reached the runner without waiting for a poll");
+    assert!(gate.dropped());
+    runner.stop(Duration::from_secs(5)).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_handler_closure_that_panics_before_its_future_is_a_failed_attempt() {
+    let h = Harness::new();
+    let eager = Handler::new(
+        "eager",
+        |n: u32, _ctx: JobContext| -> std::future::Ready<Result<u32, JobError>> {
+            if n > 0 {
+                panic!("boom before the future");
+            }
+            std::future::ready(Ok(n))
+        },
+    )
+    .max_attempts(1);
+    let runner = Runner::new(h.queue.clone(), vec![eager], settings()).unwrap();
+    let bad = h
+        .queue
+        .enqueue("eager", &1, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    let good = h
+        .queue
+        .enqueue("eager", &0, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    runner.drain().await.unwrap();
+    let failed = h.queue.get(bad).unwrap().unwrap();
+    assert_eq!(failed.status, JobStatus::Failed);
+    assert!(failed
+        .last_error
+        .unwrap()
+        .contains("handler panicked: boom before the future"));
+    assert_eq!(
+        h.queue.get(good).unwrap().unwrap().status,
+        JobStatus::Succeeded
+    );
+}

@@ -111,9 +111,10 @@ pub(crate) type ErasedHandler = dyn Fn(Value, JobContext) -> HandlerFuture + Sen
 /// The payload type is the payload schema and the result type is the result schema:
 /// a payload that does not deserialize fails the job at once, without retries.
 ///
-/// The runner polls a handler's future for the first time on its own thread, inside
-/// the tokio runtime's context, and hands it to the runtime only if it has to wait: a
-/// handler that finishes at once costs no thread hand-off. As in any async code, do
+/// The runner calls the closure and polls its future for the first time on its own
+/// thread, inside the tokio runtime's context, and hands the future to the runtime
+/// only if it has to wait: a handler that finishes at once costs no thread hand-off.
+/// A panic in either place is a failed attempt. As in any async code, do
 /// not block before an `.await`; move heavy synchronous work to
 /// `tokio::task::spawn_blocking`, or the runner's database work waits behind it.
 ///

@@ -30,6 +30,7 @@ mod handler;
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, TryRecvError};
@@ -42,13 +43,14 @@ use tokio::runtime::Handle;
 use tokio::sync::{oneshot, Notify};
 use tokio_util::sync::CancellationToken;
 
+use handler::HandlerFuture;
 pub use handler::{Handler, JobContext, JobError};
 
 use crate::clock::Timestamp;
 use crate::config::JobsConfig;
 use crate::error::{Error, Result};
 use crate::locks::lock;
-use crate::panics::CatchUnwind;
+use crate::panics::{panic_message, CatchUnwind};
 use crate::queue::sanitize_error;
 use crate::queue::{ClaimRequest, ClaimedJob, Finished, JobFailure, JobId, Lease, Outcome, Queue};
 
@@ -669,7 +671,20 @@ impl Runner {
                 interrupt: Some(interrupt_tx),
             },
         );
-        let work = CatchUnwind((handler.run)(job.payload, ctx));
+        // The handler's closure and its future's first poll run here, on this thread,
+        // inside the runtime's context (a closure may call `tokio::spawn` before
+        // returning its future). A panic in either is a failed attempt, never the end
+        // of this thread.
+        let _context = runtime.enter();
+        let made = std::panic::catch_unwind(AssertUnwindSafe(|| (handler.run)(job.payload, ctx)));
+        let future: HandlerFuture = match made {
+            Ok(future) => future,
+            Err(panic) => {
+                let message = format!("handler panicked: {}", panic_message(&*panic));
+                Box::pin(std::future::ready(Err(JobError::retryable(message))))
+            }
+        };
+        let work = CatchUnwind(future);
         let mut task: Pin<Box<dyn Future<Output = Option<Outcome>> + Send>> = Box::pin(
             async move {
                 tokio::select! {
@@ -687,16 +702,13 @@ impl Runner {
                 }
             },
         );
-        // The first poll happens here, inside the runtime's context: a handler that
-        // finishes without waiting costs no thread hand-off at all, which is most of
-        // a short job's cost. One that waits is handed to the runtime as it stands;
-        // the runtime polls it again at once, so no wake-up is lost to this poll's
-        // no-op waker.
-        let first = {
-            let _context = runtime.enter();
-            task.as_mut()
-                .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
-        };
+        // The first poll: a handler that finishes without waiting costs no thread
+        // hand-off at all, which is most of a short job's cost. One that waits is
+        // handed to the runtime as it stands; the runtime polls it again at once, so
+        // no wake-up is lost to this poll's no-op waker.
+        let first = task
+            .as_mut()
+            .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()));
         let inner = self.inner.clone();
         match first {
             Poll::Ready(outcome) => inner.done(lease, outcome),
