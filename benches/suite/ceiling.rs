@@ -177,15 +177,20 @@ fn insert_once(n: usize) -> f64 {
     rate(n, started.elapsed())
 }
 
+/// Inserts `n` jobs, 1000 per commit.
+fn insert_batches(conn: &Connection, n: usize) {
+    for chunk in (0..n).collect::<Vec<_>>().chunks(1000) {
+        in_txn(conn, || chunk.iter().for_each(|&i| insert(conn, i)));
+    }
+}
+
 /// CB, one run.
 fn insert_batch_once(n: usize) -> f64 {
     let dir = tempfile::tempdir().unwrap();
     let conn = connect(dir.path());
     minimal_queue(&conn, true);
     let started = Instant::now();
-    for chunk in (0..n).collect::<Vec<_>>().chunks(1000) {
-        in_txn(&conn, || chunk.iter().for_each(|&i| insert(&conn, i)));
-    }
+    insert_batches(&conn, n);
     rate(n, started.elapsed())
 }
 
@@ -220,9 +225,7 @@ pub fn grouped_once(n: usize) -> f64 {
     let conn = connect(dir.path());
     minimal_queue(&conn, true);
     let started = Instant::now();
-    for chunk in (0..n).collect::<Vec<_>>().chunks(1000) {
-        in_txn(&conn, || chunk.iter().for_each(|&i| insert(&conn, i)));
-    }
+    insert_batches(&conn, n);
     // Each commit completes the previous claim and claims the next 16.
     let mut held: Vec<i64> = Vec::new();
     loop {

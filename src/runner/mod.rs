@@ -527,22 +527,18 @@ impl Runner {
                     false
                 }
             };
+            let inbox = lock(&self.inner.inbox);
             // Work already waiting (often a handler that finished during its first
             // poll) needs no wait, nor the query that works out how long to wait.
-            let waiting = lock(&self.inner.inbox).try_recv();
-            let first = match waiting {
+            let first = match inbox.try_recv() {
                 Ok(signal) => signal,
                 Err(TryRecvError::Disconnected) => return,
-                Err(TryRecvError::Empty) => {
-                    let wait = self.next_wait(saturated);
-                    match lock(&self.inner.inbox).recv_timeout(wait) {
-                        Ok(signal) => signal,
-                        Err(RecvTimeoutError::Timeout) => continue,
-                        Err(RecvTimeoutError::Disconnected) => return,
-                    }
-                }
+                Err(TryRecvError::Empty) => match inbox.recv_timeout(self.next_wait(saturated)) {
+                    Ok(signal) => signal,
+                    Err(RecvTimeoutError::Timeout) => continue,
+                    Err(RecvTimeoutError::Disconnected) => return,
+                },
             };
-            let inbox = lock(&self.inner.inbox);
             // Take everything that is waiting: several outcomes make one transaction.
             for signal in std::iter::once(first).chain(inbox.try_iter()) {
                 match signal {

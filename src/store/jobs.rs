@@ -1,7 +1,5 @@
 //! SQL for the `jobs` table. The queue decides; this module only reads and writes rows.
 
-use std::collections::BTreeMap;
-
 use rusqlite::{named_params, params, Connection, OptionalExtension, Row, Transaction};
 
 use serde_json::Value;
@@ -469,47 +467,17 @@ pub(crate) fn list(conn: &Connection, filter: &JobFilter, limit: u32) -> Result<
 
 /// Job counts by kind and status.
 pub(crate) fn counts(conn: &Connection) -> Result<Vec<KindCount>> {
-    // Counted here rather than with GROUP BY: SQLite groups by sorting every row, and
-    // its sorter holds up to the page cache's worth of memory (8 MiB) for a big table.
-    // Here memory stays at one counter per kind and status.
-    let mut totals: BTreeMap<String, [u32; JobStatus::ALL.len()]> = BTreeMap::new();
-    let mut statement = conn.prepare_cached("SELECT kind, status FROM jobs")?;
-    let mut rows = statement.query([])?;
-    while let Some(row) = rows.next()? {
-        let status = status_from(row, 1)?;
-        let slot = JobStatus::ALL
-            .iter()
-            .position(|s| *s == status)
-            .unwrap_or(0);
-        let kind = row.get_ref(0)?.as_str().map_err(|error| {
-            rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, error.into())
-        })?;
-        match totals.get_mut(kind) {
-            Some(counts) => counts[slot] += 1,
-            None => {
-                let mut counts = [0; JobStatus::ALL.len()];
-                counts[slot] = 1;
-                totals.insert(kind.to_owned(), counts);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    for (kind, counts) in totals {
-        // Statuses in the order the old GROUP BY gave them: by name.
-        let mut present: Vec<(JobStatus, u32)> = JobStatus::ALL
-            .iter()
-            .zip(counts)
-            .filter(|(_, count)| *count > 0)
-            .map(|(status, count)| (*status, count))
-            .collect();
-        present.sort_by_key(|(status, _)| status.as_str());
-        out.extend(present.into_iter().map(|(status, count)| KindCount {
-            kind: kind.clone(),
-            status,
-            count,
-        }));
-    }
-    Ok(out)
+    let mut statement = conn.prepare_cached(
+        "SELECT kind, status, count(*) FROM jobs GROUP BY kind, status ORDER BY kind, status",
+    )?;
+    let rows = statement.query_map([], |r| {
+        Ok(KindCount {
+            kind: r.get(0)?,
+            status: status_from(r, 1)?,
+            count: r.get(2)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 fn status_from(row: &Row<'_>, index: usize) -> rusqlite::Result<JobStatus> {
