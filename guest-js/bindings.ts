@@ -9,7 +9,7 @@ import * as __TAURI_EVENT from "@tauri-apps/api/event";
 /** Commands */
 export const commands = {
 	/**  Enqueues a durable job on behalf of the user. */
-	enqueue: (kind: string, payload: Value, options: EnqueueArgs | null) => typedError<EnqueueResult, CommandError>(__TAURI_INVOKE("plugin:jobs|enqueue", { kind, payload, options })),
+	enqueue: (kind: string, payload: Value, options: EnqueueArgs | null) => typedError<Enqueued, CommandError>(__TAURI_INVOKE("plugin:jobs|enqueue", { kind, payload, options })),
 	/**  One durable job. */
 	getJob: (id: JobId) => typedError<Job | null, CommandError>(__TAURI_INVOKE("plugin:jobs|get_job", { id })),
 	/**  A page of durable jobs, newest first. */
@@ -53,9 +53,9 @@ export const commands = {
 	 *  Claims jobs for an external agent through the same protocol as the app's runner:
 	 *  caps, fencing and at-least-once hold exactly as for internal workers.
 	 */
-	agentClaim: (request: AgentClaimArgs) => typedError<AgentJob[], CommandError>(__TAURI_INVOKE("plugin:jobs|agent_claim", { request })),
+	agentClaim: (request: AgentClaimArgs) => typedError<ClaimedJob[], CommandError>(__TAURI_INVOKE("plugin:jobs|agent_claim", { request })),
 	/**  Renews an agent's lease. */
-	agentHeartbeat: (lease: Lease) => typedError<AgentHeartbeat, CommandError>(__TAURI_INVOKE("plugin:jobs|agent_heartbeat", { lease })),
+	agentHeartbeat: (lease: Lease) => typedError<Heartbeat, CommandError>(__TAURI_INVOKE("plugin:jobs|agent_heartbeat", { lease })),
 	/**  Records an agent's success; the result is checked against the kind's schema. */
 	agentComplete: (lease: Lease, result: Value) => typedError<AgentFinished, CommandError>(__TAURI_INVOKE("plugin:jobs|agent_complete", { lease, result })),
 	/**  Records an agent's failed attempt. */
@@ -104,22 +104,6 @@ export type AgentFinished =
 /**  Given back. */
 "released";
 
-/**  What a heartbeat or finish told the agent. */
-export type AgentHeartbeat = {
-	/**  The lease's new expiry. */
-	expiresAt: Timestamp,
-	/**  Stop and report the job cancelled. */
-	cancelRequested: boolean,
-};
-
-/**  A job an agent now holds, with the lease every later call must present. */
-export type AgentJob = {
-	/**  The job. */
-	job: Job,
-	/**  The lease. */
-	lease: Lease,
-};
-
 /**  What [`cancel`] did. */
 export type CancelResult = 
 /**  It was queued and is now cancelled. */
@@ -128,6 +112,14 @@ export type CancelResult =
 "requested" | 
 /**  It had already finished. */
 "alreadyFinished";
+
+/**  A job a worker now holds. */
+export type ClaimedJob = {
+	/**  The job, as it is after the claim. */
+	job: Job,
+	/**  The lease to fence every later write with. */
+	lease: Lease,
+};
 
 /**
  *  A command's error, as the webview sees it: `{ code, message }`.
@@ -158,11 +150,14 @@ export type EnqueueArgs = {
 	parent: JobId | null,
 };
 
-/**  What [`enqueue`] did. */
-export type EnqueueResult = {
-	/**  The job (the existing one when the dedupe key was taken). */
+/**  What an enqueue did. */
+export type Enqueued = {
+	/**  The new job, or the existing one holding the dedupe key. */
 	id: JobId,
-	/**  Whether a job was added. */
+	/**
+	 *  `false` when a job with the same dedupe key was already queued or running and
+	 *  nothing was added.
+	 */
 	created: boolean,
 };
 
@@ -237,23 +232,34 @@ export type HealthStatus =
 /**  Not working. */
 "error";
 
+/**  What a heartbeat learned. */
+export type Heartbeat = {
+	/**  The new expiry. */
+	expiresAt: Timestamp,
+	/**  Whether someone asked to cancel the job: stop and report it cancelled. */
+	cancelRequested: boolean,
+};
+
 /**  A durable job as stored in `raw.db`. */
 export type Job = {
-	/**  The id. */
+	/**  Its row id in `raw.db`; ids count up from 1. */
 	id: JobId,
-	/**  What kind of work; picks the handler. */
+	/**  Picks the handler; 1 to 128 bytes. */
 	kind: string,
-	/**  The handler's input. */
+	/**  The handler's input, as enqueued. */
 	payload: Value,
-	/**  Where it is in its life. */
+	/**  Where it is in its life; see [`JobStatus`] for the moves. */
 	status: JobStatus,
-	/**  Higher runs first. */
+	/**  Higher is claimed first. */
 	priority: Priority,
 	/**  When it became, or becomes, runnable. */
 	runAt: Timestamp,
-	/**  Attempts started so far. */
+	/**
+	 *  Attempts started so far, the running one included; a release at shutdown does
+	 *  not count.
+	 */
 	attempts: number,
-	/**  Attempts allowed in all. */
+	/**  Attempts allowed in all, at least 1. */
 	maxAttempts: number,
 	/**  The worker holding the lease, while running. */
 	leaseOwner: string | null,
@@ -261,26 +267,29 @@ export type Job = {
 	leaseExpiresAt: Timestamp | null,
 	/**  Whether cancellation was asked for while it ran. */
 	cancelRequested: boolean,
-	/**  The dedupe key, if any. */
+	/**
+	 *  While the job is queued or running, enqueueing another job of the same kind with
+	 *  this key returns this one.
+	 */
 	dedupeKey: string | null,
 	/**  The last error, redacted and cut to 500 characters. */
 	lastError: string | null,
-	/**  What the handler returned, once succeeded. */
+	/**  What the handler returned, once succeeded; empty when it returned nothing. */
 	result: Value | null,
 	/**  The job this one is a piece of. */
 	parent: JobId | null,
-	/**  Who asked for it. */
+	/**  Who asked for it: a person, an agent or the app. */
 	actor: Actor,
 	/**  When it was enqueued. */
 	createdAt: Timestamp,
-	/**  When it last changed. */
+	/**  When any column last changed (a lease renewal included). */
 	updatedAt: Timestamp,
-	/**  When it finished. */
+	/**  When it reached `succeeded`, `failed` or `cancelled`. */
 	finishedAt: Timestamp | null,
 };
 
 /**
- *  Which jobs [`Queue::list`](super::Queue::list) returns: newest first, a page at a
+ *  Which jobs [`Queue::list`](crate::queue::Queue::list) returns: newest first, a page at a
  *  time.
  */
 export type JobFilter = {
@@ -361,11 +370,11 @@ export type JobsEvent = {
 
 /**  How many jobs of one kind are in one status. */
 export type KindCount = {
-	/**  The kind. */
+	/**  The job kind counted. */
 	kind: string,
-	/**  The status. */
+	/**  The status counted. */
 	status: JobStatus,
-	/**  How many. */
+	/**  Jobs of that kind in that status. */
 	count: number,
 };
 

@@ -14,7 +14,7 @@ import {
   events,
   type CommandError,
   type EnqueueArgs,
-  type EnqueueResult,
+  type Enqueued,
   type Event,
   type JobRef,
   type JobStateChanged,
@@ -29,6 +29,9 @@ import {
 } from "./bindings";
 
 export * from "./bindings";
+
+/** @deprecated Renamed {@link Enqueued}, after the Rust type it mirrors. */
+export type EnqueueResult = Enqueued;
 
 /** A command failed; `code` is stable, `message` is for people. */
 export class JobsError extends Error {
@@ -56,7 +59,7 @@ function unwrap<T>(result: Result<T>): T {
 }
 
 /** Enqueues a durable job for the user. Options left out take their defaults. */
-export async function enqueue(kind: string, payload: Value, options: Partial<EnqueueArgs> = {}): Promise<EnqueueResult> {
+export async function enqueue(kind: string, payload: Value, options: Partial<EnqueueArgs> = {}): Promise<Enqueued> {
   const full: EnqueueArgs = { priority: null, dedupeKey: null, delayMs: null, maxAttempts: null, parent: null, ...options };
   return unwrap(await commands.enqueue(kind, payload, full));
 }

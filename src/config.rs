@@ -26,8 +26,8 @@ use std::time::Duration;
 
 use toml::{Table, Value};
 
+use crate::backoff::RetryPolicy;
 use crate::error::{Error, Result};
-use crate::queue::RetryPolicy;
 use crate::store::Synchronous;
 
 /// Everything `config.toml` can say. Unset values are `None`: the code's defaults

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use rusqlite::ErrorCode;
 
-use crate::queue::JobId;
+use crate::model::JobId;
 
 /// A specialised `Result` for this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

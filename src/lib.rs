@@ -1,15 +1,58 @@
 //! # tauri-plugin-jobs
 //!
-//! Background work for Tauri 2 apps, inside the app process, on SQLite:
+//! Background work for Tauri 2 apps, inside the app process, on SQLite (`raw.db`): a
+//! durable job queue, a scheduler, a sync engine, process-local jobs, a typed event
+//! bus, and the Tauri plugin that ties them to an app and its webview.
 //!
-//! - [`queue`]: a durable job queue in `raw.db` with dedupe keys, leases and
-//!   heartbeats, priorities, retries with capped jittered backoff, per-kind caps that
-//!   hold across processes, cancellation, results checked against a schema, parent jobs
-//!   and actors;
+//! ## The map
+//!
+//! Data flows one way. Layers, bottom first: each module imports only from the lines
+//! above its own, and modules on one line do not import each other (`tests/layers.rs`
+//! reads this block and keeps it true):
+//!
+//! ```text
+//! model
+//! locks panics random json
+//! clock error backoff
+//! kinds bus health
+//! store
+//! config background
+//! db
+//! queue
+//! local scheduler sync
+//! runner
+//! plugin
+//! ```
+//!
+//! - [`model`]: the plain types every other module speaks (ids, statuses, priorities,
+//!   actors, job and local job records, health, [`Timestamp`](model::Timestamp)) and
+//!   the redaction of error text.
+//! - Small pieces: `locks` (poison-tolerant locking), `panics` (panics caught in
+//!   futures), [`random`] and [`clock`] (randomness and time, injected, so tests move a
+//!   fake clock instead of sleeping), `json` (typed functions behind JSON), the crate's
+//!   [`Error`], `backoff` (one exponential backoff in the two jitter modes; its
+//!   [`RetryPolicy`](queue::RetryPolicy) is re-exported by [`queue`]), `kinds` (what the
+//!   queue knows about a kind: [`Schema`](queue::Schema), [`KindSpec`](queue::KindSpec)).
 //! - [`bus`]: typed events, with handlers that never miss one and bounded streams that
-//!   drop the oldest;
-//! - [`clock`] and [`random`]: time and randomness, injected, so tests move a fake
-//!   clock instead of sleeping.
+//!   drop the oldest; [`health`] re-exports the health model it carries.
+//! - `store`: `raw.db` itself: opening it safely, migrations, and every line of SQL.
+//! - [`config`]: `config.toml`, strict; `background`: the loop the scheduler and the
+//!   sync engine run.
+//! - `db`: one handle on one `raw.db` (the connection, clock, randomness, bus,
+//!   registered kinds and wake-up notices) that the services above it share.
+//! - [`queue`]: the durable job queue: dedupe keys, leases and heartbeats, priorities,
+//!   capped jittered retries, per-kind caps across processes, cancellation,
+//!   schema-checked results, parent jobs, actors.
+//! - The services beside each other, which meet in the database and on the bus:
+//!   [`local`] (process-local jobs for UI work), [`scheduler`] (intervals and
+//!   five-field cron, enqueueing through the queue's one transactional entry point)
+//!   and [`sync`] (sources decide how, the engine decides when).
+//! - [`runner`]: claims durable jobs and runs their handlers.
+//! - [`plugin`]: the Tauri layer: the [`Builder`], commands and their models, error
+//!   mapping, events for the webview, and the automatic sync triggers. No business
+//!   logic.
+//!
+//! ## A first look
 //!
 //! ```
 //! use std::time::Duration;
@@ -30,21 +73,37 @@
 
 #![warn(missing_docs)]
 
-pub mod bus;
-pub mod clock;
-pub mod config;
-mod error;
-pub mod health;
-pub mod local;
+pub mod model;
+
+mod json;
 mod locks;
 mod panics;
-pub mod plugin;
-pub mod queue;
 pub mod random;
-pub mod runner;
-pub mod scheduler;
+
+mod backoff;
+pub mod clock;
+mod error;
+
+pub mod bus;
+pub mod health;
+mod kinds;
+
 mod store;
+
+mod background;
+pub mod config;
+
+mod db;
+
+pub mod queue;
+
+pub mod local;
+pub mod scheduler;
 pub mod sync;
+
+pub mod runner;
+
+pub mod plugin;
 
 pub use error::{Error, Result};
 pub use plugin::{init, Builder, CommandError, Jobs, JobsEvent, JobsExt};

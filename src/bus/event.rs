@@ -5,10 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::clock::Timestamp;
-use crate::health::Health;
-use crate::local::{LocalJobId, LocalJobStatus};
-use crate::queue::{JobId, JobStatus};
+use crate::model::{Health, JobId, JobStatus, LocalJobId, LocalJobStatus, Timestamp};
 
 /// Everything published on the [`EventBus`](super::EventBus).
 ///
@@ -66,13 +63,13 @@ impl Event {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct JobStateChanged {
-    /// The job.
+    /// The job that moved.
     pub id: JobId,
-    /// Its kind.
+    /// Its kind, so listeners can filter without reading the job.
     pub kind: String,
     /// The state before; `None` when the job was just enqueued.
     pub from: Option<JobStatus>,
-    /// The state after.
+    /// The state it moved to.
     pub to: JobStatus,
     /// Attempts started so far, this one included.
     pub attempt: u32,
@@ -156,11 +153,11 @@ pub struct PluginHealth {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct LocalJobChanged {
-    /// The job.
+    /// The local job that started or ended.
     pub id: LocalJobId,
-    /// Its kind.
+    /// Its kind, so listeners can filter by it.
     pub kind: String,
-    /// Its state now.
+    /// `running` when it started, else how it ended.
     pub status: LocalJobStatus,
     /// Why it failed, when it did.
     pub error: Option<String>,
@@ -172,9 +169,9 @@ pub struct LocalJobChanged {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct LocalJobProgress {
-    /// The job.
+    /// The local job reporting.
     pub id: LocalJobId,
-    /// Its kind.
+    /// Its kind, so listeners can filter by it.
     pub kind: String,
     /// Steps done.
     pub done: u64,

@@ -21,8 +21,8 @@ use std::sync::{Arc, Mutex, RwLock};
 use tokio::sync::broadcast;
 
 use crate::locks::{lock, read, write};
+use crate::model::sanitize_error;
 use crate::panics::panic_message;
-use crate::queue::sanitize_error;
 
 pub use event::{
     Event, JobStateChanged, LocalJobChanged, LocalJobProgress, MessageEvent, PluginHealth,
@@ -201,8 +201,7 @@ impl EventStream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clock::Timestamp;
-    use crate::queue::{JobId, JobStatus};
+    use crate::model::{JobId, JobStatus, Timestamp};
     use std::sync::atomic::AtomicUsize;
 
     fn sample(id: i64) -> Event {

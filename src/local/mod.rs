@@ -24,6 +24,7 @@
 //! when it is not. A progress call that publishes nothing costs a few atomic
 //! operations and no lock.
 
+mod kinds;
 mod progress;
 
 use std::collections::{HashMap, VecDeque};
@@ -32,17 +33,21 @@ use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use tokio::runtime::Handle;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::bus::{EventBus, LocalJobChanged};
-use crate::clock::{Clock, SystemClock, Timestamp};
+use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Result};
 use crate::locks::lock;
+use crate::model::sanitize_error;
 use crate::panics::CatchUnwind;
 
+pub use crate::model::{LocalJob, LocalJobId, LocalJobStatus};
+
+pub(crate) use kinds::LocalKinds;
 use progress::Progress;
 pub use progress::PROGRESS_INTERVAL;
 
@@ -52,19 +57,7 @@ pub const DEFAULT_KEEP_FINISHED: usize = 200;
 /// What a job body returns on failure.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-// ===== ids and records =====
-
-/// A process-local job's id. Crosses IPC as a string such as `"local-7"`, so it can
-/// never be mistaken for a durable job's numeric id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, specta::Type)]
-#[specta(type = String)]
-pub struct LocalJobId(u64);
-
-impl fmt::Display for LocalJobId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "local-{}", self.0)
-    }
-}
+// ===== ids =====
 
 impl std::str::FromStr for LocalJobId {
     type Err = Error;
@@ -77,15 +70,6 @@ impl std::str::FromStr for LocalJobId {
     }
 }
 
-impl Serialize for LocalJobId {
-    fn serialize<S: serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> std::result::Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
 impl<'de> Deserialize<'de> for LocalJobId {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -93,46 +77,6 @@ impl<'de> Deserialize<'de> for LocalJobId {
         let text = String::deserialize(deserializer)?;
         text.parse().map_err(serde::de::Error::custom)
     }
-}
-
-/// Where a process-local job is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
-#[serde(rename_all = "lowercase")]
-#[non_exhaustive]
-pub enum LocalJobStatus {
-    /// Running.
-    Running,
-    /// Returned well.
-    Succeeded,
-    /// Returned an error or panicked.
-    Failed,
-    /// Stopped after cancellation was asked for.
-    Cancelled,
-}
-
-/// A process-local job's record: kind-agnostic and safe to send to the webview.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct LocalJob {
-    /// The id.
-    pub id: LocalJobId,
-    /// The kind.
-    pub kind: String,
-    /// Where it is.
-    pub status: LocalJobStatus,
-    /// Steps done, as last reported.
-    pub done: u64,
-    /// Steps in all, when known.
-    pub total: Option<u64>,
-    /// Whether cancellation was asked for.
-    pub cancel_requested: bool,
-    /// Why it failed.
-    pub error: Option<String>,
-    /// When it started.
-    pub started_at: Timestamp,
-    /// When it ended.
-    pub finished_at: Option<Timestamp>,
 }
 
 /// Why an awaitable job gave no value.
@@ -401,7 +345,7 @@ impl LocalJobs {
             let (status, error, value) = match outcome {
                 Ok(Ok(value)) if !cancelled => (LocalJobStatus::Succeeded, None, Ok(value)),
                 Ok(Err(error)) if !cancelled => {
-                    let message = crate::queue::sanitize_error(&error.to_string());
+                    let message = sanitize_error(&error.to_string());
                     (
                         LocalJobStatus::Failed,
                         Some(message.clone()),
@@ -409,7 +353,7 @@ impl LocalJobs {
                     )
                 }
                 Err(panic) => {
-                    let message = crate::queue::sanitize_error(&panic);
+                    let message = sanitize_error(&panic);
                     (
                         LocalJobStatus::Failed,
                         Some(message.clone()),

@@ -7,20 +7,21 @@
 
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tauri::State;
 
 use super::error::CommandError;
+pub use super::models::{
+    AgentClaimArgs, AgentFinished, CancelResult, EnqueueArgs, JobRef, SyncStatus,
+};
 use super::Jobs;
-use crate::health::Health;
 use crate::local::{LocalJob, LocalJobFailure, LocalJobId};
 use crate::queue::{
-    Actor, CancelOutcome, ClaimRequest, EnqueueOptions, Finished, Job, JobFailure, JobFilter,
-    JobId, KindCount, Lease, Priority,
+    Actor, CancelOutcome, ClaimRequest, ClaimedJob, EnqueueOptions, Enqueued, Heartbeat, Job,
+    JobFailure, JobFilter, JobId, KindCount, Lease, Priority,
 };
 use crate::scheduler::Schedule;
-use crate::sync::{SyncOutcome, SyncState, SyncTarget, Trigger};
+use crate::sync::{SyncOutcome, SyncTarget, Trigger};
 
 type CommandResult<T> = Result<T, CommandError>;
 
@@ -45,32 +46,6 @@ fn invalid(argument: &str, reason: impl std::fmt::Display) -> CommandError {
 
 // ===== durable jobs =====
 
-/// Options of [`enqueue`]. The actor is always `user`: the webview speaks for one.
-#[derive(Debug, Clone, Default, Deserialize, specta::Type)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct EnqueueArgs {
-    /// Priority; 50 by default, 100 for work a person waits for.
-    pub priority: Option<i32>,
-    /// Dedupe key.
-    pub dedupe_key: Option<String>,
-    /// Delay before it may run, in milliseconds.
-    pub delay_ms: Option<f64>,
-    /// Attempts allowed.
-    pub max_attempts: Option<u32>,
-    /// Parent job.
-    pub parent: Option<JobId>,
-}
-
-/// What [`enqueue`] did.
-#[derive(Debug, Clone, Serialize, specta::Type)]
-#[serde(rename_all = "camelCase")]
-pub struct EnqueueResult {
-    /// The job (the existing one when the dedupe key was taken).
-    pub id: JobId,
-    /// Whether a job was added.
-    pub created: bool,
-}
-
 /// Enqueues a durable job on behalf of the user.
 #[tauri::command]
 #[specta::specta]
@@ -79,7 +54,7 @@ pub async fn enqueue(
     kind: String,
     payload: Value,
     options: Option<EnqueueArgs>,
-) -> CommandResult<EnqueueResult> {
+) -> CommandResult<Enqueued> {
     let args = options.unwrap_or_default();
     let mut options = EnqueueOptions::new()
         .priority(Priority(args.priority.unwrap_or(Priority::INGEST.0)))
@@ -97,11 +72,7 @@ pub async fn enqueue(
         options.delay = Some(Duration::from_secs_f64(delay / 1000.0));
     }
     let queue = jobs.queue.clone();
-    let done = blocking(move || queue.enqueue(&kind, &payload, options)).await?;
-    Ok(EnqueueResult {
-        id: done.id,
-        created: done.created,
-    })
+    blocking(move || queue.enqueue(&kind, &payload, options)).await
 }
 
 /// One durable job.
@@ -129,28 +100,6 @@ pub async fn list_jobs(
 pub async fn job_counts(jobs: State<'_, Jobs>) -> CommandResult<Vec<KindCount>> {
     let queue = jobs.queue.clone();
     blocking(move || queue.counts()).await
-}
-
-/// A job of either sort: `{ "durable": 12 }` or `{ "local": "local-3" }`.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, specta::Type)]
-#[serde(rename_all = "camelCase")]
-pub enum JobRef {
-    /// A durable job.
-    Durable(JobId),
-    /// A process-local job.
-    Local(LocalJobId),
-}
-
-/// What [`cancel`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
-#[serde(rename_all = "camelCase")]
-pub enum CancelResult {
-    /// It was queued and is now cancelled.
-    Cancelled,
-    /// It is running and was asked to stop.
-    Requested,
-    /// It had already finished.
-    AlreadyFinished,
 }
 
 /// Cancels a durable or local job.
@@ -185,17 +134,7 @@ pub async fn spawn_local(
     kind: String,
     args: Value,
 ) -> CommandResult<LocalJobId> {
-    let registered = jobs
-        .local_kinds
-        .get(&kind)
-        .ok_or_else(|| invalid("kind", format!("no local job kind {kind:?} is registered")))?;
-    let run = registered.run.clone();
-    let body = move |ctx| async move { run(args, ctx).await.map(drop) };
-    if registered.exclusive {
-        Ok(jobs.local.spawn_exclusive(kind, body)?)
-    } else {
-        Ok(jobs.local.spawn(kind, body))
-    }
+    Ok(jobs.local_kinds.spawn(&jobs.local, kind, args)?)
 }
 
 /// Starts a local job kind the app registered for the webview and returns what it
@@ -207,17 +146,7 @@ pub async fn spawn_awaitable(
     kind: String,
     args: Value,
 ) -> CommandResult<Value> {
-    let registered = jobs
-        .local_kinds
-        .get(&kind)
-        .ok_or_else(|| invalid("kind", format!("no local job kind {kind:?} is registered")))?;
-    let run = registered.run.clone();
-    let body = move |ctx| run(args, ctx);
-    let (_, result) = if registered.exclusive {
-        jobs.local.spawn_exclusive_awaitable(kind, body)?
-    } else {
-        jobs.local.spawn_awaitable(kind, body)
-    };
+    let (_, result) = jobs.local_kinds.spawn_awaitable(&jobs.local, kind, args)?;
     result.wait().await.map_err(|failure| match failure {
         LocalJobFailure::Cancelled => CommandError::new("cancelled", failure.to_string()),
         other => CommandError::new("jobFailed", other.to_string()),
@@ -261,18 +190,6 @@ pub async fn sync_now(jobs: State<'_, Jobs>, target: String) -> CommandResult<Sy
 pub async fn sync_if_due(jobs: State<'_, Jobs>, target: String) -> CommandResult<SyncOutcome> {
     let target = self::target(&target)?;
     Ok(jobs.sync.sync_if_due(&target, Trigger::Focus).await?)
-}
-
-/// A sync target's state and health.
-#[derive(Debug, Clone, Serialize, specta::Type)]
-#[serde(rename_all = "camelCase")]
-pub struct SyncStatus {
-    /// `connector/account/name`.
-    pub target: String,
-    /// Its bookkeeping.
-    pub state: SyncState,
-    /// Its health now.
-    pub health: Health,
 }
 
 /// State and health of every registered sync target.
@@ -343,70 +260,6 @@ pub async fn prune_jobs(jobs: State<'_, Jobs>, older_than_ms: u64) -> CommandRes
 
 // ===== external agents (their own permission set, never in the default one) =====
 
-/// What an agent asks for in [`agent_claim`].
-#[derive(Debug, Clone, Deserialize, specta::Type)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct AgentClaimArgs {
-    /// The agent's name; its leases are held by `agent:<name>`.
-    pub agent: String,
-    /// The kinds it can run.
-    pub kinds: Vec<String>,
-    /// Caps per kind, across every worker and process.
-    pub limits: Option<std::collections::HashMap<String, u32>>,
-    /// Lease length in milliseconds; 30 s by default.
-    pub lease_ms: Option<u64>,
-    /// Jobs to claim at most; 1 by default.
-    pub max_jobs: Option<u32>,
-}
-
-/// A job an agent now holds, with the lease every later call must present.
-#[derive(Debug, Clone, Serialize, specta::Type)]
-#[serde(rename_all = "camelCase")]
-pub struct AgentJob {
-    /// The job.
-    pub job: Job,
-    /// The lease.
-    pub lease: Lease,
-}
-
-/// What a heartbeat or finish told the agent.
-#[derive(Debug, Clone, Serialize, specta::Type)]
-#[serde(rename_all = "camelCase")]
-pub struct AgentHeartbeat {
-    /// The lease's new expiry.
-    pub expires_at: crate::clock::Timestamp,
-    /// Stop and report the job cancelled.
-    pub cancel_requested: bool,
-}
-
-/// Where a job went after an agent finished an attempt.
-#[derive(Debug, Clone, Copy, Serialize, specta::Type)]
-#[serde(rename_all = "camelCase")]
-pub enum AgentFinished {
-    /// Succeeded.
-    Succeeded,
-    /// Failed for good.
-    Failed,
-    /// Queued again after a backoff.
-    Retrying,
-    /// Cancelled.
-    Cancelled,
-    /// Given back.
-    Released,
-}
-
-impl From<Finished> for AgentFinished {
-    fn from(finished: Finished) -> Self {
-        match finished {
-            Finished::Succeeded => AgentFinished::Succeeded,
-            Finished::Retrying { .. } => AgentFinished::Retrying,
-            Finished::Cancelled => AgentFinished::Cancelled,
-            Finished::Released => AgentFinished::Released,
-            _ => AgentFinished::Failed,
-        }
-    }
-}
-
 const AGENT_PREFIX: &str = "agent:";
 
 /// Leases presented over IPC must be agents' own: a webview can never finish a job
@@ -426,7 +279,7 @@ fn agent_lease(lease: Lease) -> CommandResult<Lease> {
 pub async fn agent_claim(
     jobs: State<'_, Jobs>,
     request: AgentClaimArgs,
-) -> CommandResult<Vec<AgentJob>> {
+) -> CommandResult<Vec<ClaimedJob>> {
     if request.agent.is_empty() {
         return Err(invalid("request.agent", "must not be empty"));
     }
@@ -435,27 +288,16 @@ pub async fn agent_claim(
         .max_jobs(request.max_jobs.unwrap_or(1));
     claim.limits = request.limits.unwrap_or_default();
     let queue = jobs.queue.clone();
-    let claimed = blocking(move || queue.claim(&claim)).await?;
-    Ok(claimed
-        .into_iter()
-        .map(|claimed| AgentJob {
-            job: claimed.job,
-            lease: claimed.lease,
-        })
-        .collect())
+    blocking(move || queue.claim(&claim)).await
 }
 
 /// Renews an agent's lease.
 #[tauri::command]
 #[specta::specta]
-pub async fn agent_heartbeat(jobs: State<'_, Jobs>, lease: Lease) -> CommandResult<AgentHeartbeat> {
+pub async fn agent_heartbeat(jobs: State<'_, Jobs>, lease: Lease) -> CommandResult<Heartbeat> {
     let lease = agent_lease(lease)?;
     let queue = jobs.queue.clone();
-    let beat = blocking(move || queue.heartbeat(&lease)).await?;
-    Ok(AgentHeartbeat {
-        expires_at: beat.expires_at,
-        cancel_requested: beat.cancel_requested,
-    })
+    blocking(move || queue.heartbeat(&lease)).await
 }
 
 /// Records an agent's success; the result is checked against the kind's schema.

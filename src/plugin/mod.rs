@@ -10,9 +10,9 @@
 pub mod commands;
 mod error;
 mod events;
+pub mod models;
 mod triggers;
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -20,7 +20,6 @@ use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use serde_json::Value;
 use tauri::plugin::TauriPlugin;
 use tauri::{Manager, RunEvent, Runtime, State, WindowEvent};
 use tokio_util::sync::CancellationToken;
@@ -30,11 +29,11 @@ pub use events::{JobsEvent, WEBVIEW_STREAM_CAPACITY};
 
 use crate::bus::EventBus;
 use crate::config::Config;
-use crate::local::{BoxError, LocalJobContext, LocalJobs};
+use crate::local::{BoxError, LocalJobContext, LocalJobs, LocalKinds};
 use crate::queue::{Queue, QueueOptions};
 use crate::runner::{Handler, Runner, RunnerSettings};
 use crate::scheduler::{ScheduleSpec, Scheduler};
-use crate::sync::{BoxFuture, SyncEngine, SyncPolicy, SyncSource, SyncTarget};
+use crate::sync::{SyncEngine, SyncPolicy, SyncSource, SyncTarget};
 
 /// The plugin's name: commands are `plugin:jobs|<command>`.
 pub const PLUGIN_NAME: &str = "jobs";
@@ -102,16 +101,6 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
         .events(tauri_specta::collect_events![JobsEvent])
 }
 
-type LocalRun =
-    dyn Fn(Value, LocalJobContext) -> BoxFuture<'static, Result<Value, BoxError>> + Send + Sync;
-
-/// A local job kind the webview may start by name.
-#[derive(Clone)]
-pub(crate) struct LocalKind {
-    pub(crate) run: Arc<LocalRun>,
-    pub(crate) exclusive: bool,
-}
-
 /// Everything the plugin runs, managed as Tauri state. Reach it with
 /// [`JobsExt::jobs`].
 pub struct Jobs {
@@ -121,7 +110,7 @@ pub struct Jobs {
     pub(crate) sync: SyncEngine,
     pub(crate) local: LocalJobs,
     pub(crate) bus: EventBus,
-    pub(crate) local_kinds: HashMap<String, LocalKind>,
+    pub(crate) local_kinds: LocalKinds,
     grace: Duration,
     stop: CancellationToken,
 }
@@ -220,7 +209,7 @@ pub struct Builder {
     handlers: Vec<Handler>,
     schedules: Vec<ScheduleSpec>,
     targets: Vec<(SyncTarget, SyncPolicy, Arc<dyn SyncSource>)>,
-    local_kinds: HashMap<String, LocalKind>,
+    local_kinds: LocalKinds,
     database: Option<PathBuf>,
     config: Option<PathBuf>,
     grace: Option<Duration>,
@@ -284,25 +273,7 @@ impl Builder {
         F: Fn(A, LocalJobContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<T, BoxError>> + Send + 'static,
     {
-        let run = Arc::new(run);
-        let erased = move |args: Value,
-                           ctx: LocalJobContext|
-              -> BoxFuture<'static, Result<Value, BoxError>> {
-            let run = run.clone();
-            Box::pin(async move {
-                let args =
-                    A::deserialize(args).map_err(|error| format!("invalid args: {error}"))?;
-                let value = run(args, ctx).await?;
-                Ok(serde_json::to_value(value)?)
-            })
-        };
-        self.local_kinds.insert(
-            kind,
-            LocalKind {
-                run: Arc::new(erased),
-                exclusive,
-            },
-        );
+        self.local_kinds.register(kind, exclusive, run);
         self
     }
 

@@ -11,7 +11,10 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::queue::{Actor, JobId, KindSpec, RetryPolicy, Schema};
+use crate::backoff::RetryPolicy;
+use crate::json::{call_json, JsonCallError};
+use crate::kinds::{KindSpec, Schema};
+use crate::model::{Actor, JobId};
 
 /// Why an attempt failed. A handler returns it; anything that converts into a
 /// `Box<dyn Error>` converts into a retryable one with `?`.
@@ -56,9 +59,9 @@ impl<E: Into<Box<dyn std::error::Error + Send + Sync>>> From<E> for JobError {
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct JobContext {
-    /// The job.
+    /// The job being run.
     pub id: JobId,
-    /// Its kind.
+    /// Its kind: the handler's own.
     pub kind: String,
     /// This attempt, from 1.
     pub attempt: u32,
@@ -171,20 +174,17 @@ impl Handler {
         Fut: Future<Output = Result<R, JobError>> + Send + 'static,
     {
         let erased = move |payload: Value, ctx: JobContext| -> HandlerFuture {
-            match P::deserialize(payload) {
-                Ok(payload) => {
-                    let future = run(payload, ctx);
-                    Box::pin(async move {
-                        let output = future.await?;
-                        match serde_json::to_value(output) {
-                            Ok(Value::Null) => Ok(None),
-                            Ok(value) => Ok(Some(value)),
-                            Err(error) => Err(JobError::permanent(format!(
-                                "the result could not be serialized: {error}"
-                            ))),
-                        }
-                    })
-                }
+            match call_json(&run, payload, ctx) {
+                Ok(future) => Box::pin(async move {
+                    match future.await {
+                        Ok(Value::Null) => Ok(None),
+                        Ok(value) => Ok(Some(value)),
+                        Err(JsonCallError::Failed(error)) => Err(error),
+                        Err(JsonCallError::Output(error)) => Err(JobError::permanent(format!(
+                            "the result could not be serialized: {error}"
+                        ))),
+                    }
+                }),
                 Err(error) => Box::pin(std::future::ready(Err(JobError::permanent(format!(
                     "invalid payload: {error}"
                 ))))),

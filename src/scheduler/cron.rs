@@ -14,7 +14,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::clock::{civil_from_days, days_from_civil, days_in_month, Timestamp};
+use crate::model::time::{civil_from_days, days_from_civil, days_in_month};
+use crate::model::Timestamp;
 
 /// A parse error, naming the field and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -27,28 +27,22 @@
 
 mod cron;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tokio::sync::Notify;
-use tokio::task::JoinHandle;
-use tokio_util::sync::CancellationToken;
 
+pub use crate::background::MAX_SLEEP;
 pub use cron::{Cron, CronError};
 
+use crate::background::Background;
 use crate::clock::{duration_millis, Timestamp};
+use crate::db::Db;
 use crate::error::{Error, Result};
-use crate::locks::lock;
-use crate::queue::{
-    insert_prepared, sanitize_error, Actor, EnqueueOptions, JobId, NewJob, Priority, Queue,
-    MAX_KIND_BYTES,
-};
+use crate::model::{sanitize_error, Actor, JobId, Priority};
+use crate::queue::{self, EnqueueOptions, NewJob, Queue, MAX_KIND_BYTES};
 use crate::store::schedules::{self, ScheduleRow};
-
-/// The longest the background loop sleeps before looking at the wall clock again.
-pub const MAX_SLEEP: Duration = Duration::from_secs(30);
 /// The shortest interval a schedule may have.
 pub const MIN_INTERVAL: Duration = Duration::from_secs(1);
 
@@ -294,10 +288,8 @@ pub struct Scheduler {
 
 #[derive(Debug)]
 struct Inner {
-    queue: Queue,
-    changed: Notify,
-    stopping: CancellationToken,
-    task: Mutex<Option<JoinHandle<()>>>,
+    db: Db,
+    background: Background,
 }
 
 impl Scheduler {
@@ -306,27 +298,26 @@ impl Scheduler {
     pub fn new(queue: Queue) -> Self {
         Scheduler {
             inner: Arc::new(Inner {
-                queue,
-                changed: Notify::new(),
-                stopping: CancellationToken::new(),
-                task: Mutex::new(None),
+                db: queue.db().clone(),
+                background: Background::default(),
             }),
         }
     }
 
     fn now(&self) -> Timestamp {
-        self.inner.queue.clock().now()
+        self.inner.db.now()
     }
 
     /// Adds a schedule, or changes the one with the same name (see the module docs for
     /// what happens to its `next_run`). The payload is checked as an enqueue would.
     pub fn upsert(&self, spec: ScheduleSpec) -> Result<Schedule> {
         check_spec(&spec)?;
-        let now = self.now();
-        self.inner.queue.prepare_new([spec.new_job()], now)?;
+        let db = &self.inner.db;
+        let now = db.now();
+        queue::check_new(db, spec.new_job(), now)?;
         let payload = spec.payload.to_string();
         let (interval_ms, cron) = spec.every.columns();
-        let row = self.inner.queue.transact(now, |tx, _| {
+        let row = db.write(now, |tx, _| {
             let existing = schedules::get(tx, &spec.name)?;
             let next_run = match &existing {
                 Some(old) if old.interval_ms == interval_ms && old.cron == cron => old.next_run,
@@ -351,7 +342,7 @@ impl Scheduler {
             schedules::upsert(tx, &row)?;
             Ok(row)
         })?;
-        self.inner.changed.notify_one();
+        self.inner.background.wake();
         Schedule::from_row(row)
     }
 
@@ -390,14 +381,14 @@ impl Scheduler {
         mut edit: impl FnMut(&mut ScheduleRow, Timestamp) -> Result<()>,
     ) -> Result<Schedule> {
         let now = self.now();
-        let row = self.inner.queue.transact(now, |tx, _| {
+        let row = self.inner.db.write(now, |tx, _| {
             let mut row = schedules::get(tx, name)?.ok_or_else(|| not_found(name))?;
             edit(&mut row, now)?;
             row.updated_at = now;
             schedules::upsert(tx, &row)?;
             Ok(row)
         })?;
-        self.inner.changed.notify_one();
+        self.inner.background.wake();
         Schedule::from_row(row)
     }
 
@@ -405,16 +396,16 @@ impl Scheduler {
     pub fn remove(&self, name: &str) -> Result<bool> {
         let removed = self
             .inner
-            .queue
-            .transact(self.now(), |tx, _| schedules::remove(tx, name))?;
-        self.inner.changed.notify_one();
+            .db
+            .write(self.now(), |tx, _| schedules::remove(tx, name))?;
+        self.inner.background.wake();
         Ok(removed)
     }
 
     /// One schedule.
     pub fn get(&self, name: &str) -> Result<Option<Schedule>> {
         self.inner
-            .queue
+            .db
             .read(|conn| schedules::get(conn, name))?
             .map(Schedule::from_row)
             .transpose()
@@ -423,7 +414,7 @@ impl Scheduler {
     /// Every schedule, by name.
     pub fn list(&self) -> Result<Vec<Schedule>> {
         self.inner
-            .queue
+            .db
             .read(schedules::list)?
             .into_iter()
             .map(Schedule::from_row)
@@ -433,13 +424,13 @@ impl Scheduler {
     /// Enqueues every job due at `now` and advances each `next_run` past `now`, all in
     /// one transaction.
     pub fn tick(&self, now: Timestamp) -> Result<Vec<Ticked>> {
-        let queue = &self.inner.queue;
-        queue.transact(now, |tx, changes| {
+        let db = &self.inner.db;
+        db.write(now, |tx, changes| {
             let mut ticked = Vec::new();
             for row in schedules::due(tx, now)? {
                 let every = Every::from_columns(row.interval_ms, row.cron.as_deref())?;
                 let next_run = every.next_after(row.next_run, now);
-                let job = serde_json::from_str::<Value>(&row.payload)
+                let enqueued = serde_json::from_str::<Value>(&row.payload)
                     .map_err(|error| Error::invalid_argument("payload", error.to_string()))
                     .and_then(|payload| {
                         let job = scheduled_job(
@@ -449,10 +440,13 @@ impl Scheduler {
                             row.dedupe_key.as_deref(),
                             row.actor,
                         );
-                        queue.prepare_new([job], now)
+                        queue::enqueue_in(db, tx, job, now, changes)
                     });
-                let enqueued = match job {
-                    Ok(prepared) => Some(insert_prepared(tx, &prepared[0], now, changes)?),
+                let enqueued = match enqueued {
+                    Ok(enqueued) => Some(enqueued),
+                    // What the checks refuse skips this run; a database error ends the
+                    // tick, and the transaction with it.
+                    Err(error) if !is_refusal(&error) => return Err(error),
                     Err(error) => {
                         let error = sanitize_error(&error.to_string());
                         tracing::warn!(schedule = %row.name, %error, "scheduled run skipped");
@@ -475,52 +469,46 @@ impl Scheduler {
 
     /// The earliest `next_run` among active schedules.
     pub fn next_due(&self) -> Result<Option<Timestamp>> {
-        self.inner.queue.read(schedules::next_due)
+        self.inner.db.read(schedules::next_due)
     }
 
     /// Starts the background loop on the current tokio runtime: tick, sleep until the
     /// next due time (at most [`MAX_SLEEP`]) or a change, repeat.
     pub fn start(&self) {
-        let mut task = lock(&self.inner.task);
-        if task.is_some() || self.inner.stopping.is_cancelled() {
-            return;
-        }
         let scheduler = self.clone();
-        *task = Some(tokio::spawn(async move { scheduler.run_loop().await }));
-    }
-
-    async fn run_loop(&self) {
-        loop {
-            let this = self.clone();
-            let wait = tokio::task::spawn_blocking(move || {
-                let now = this.now();
-                if let Err(error) = this.tick(now) {
-                    tracing::warn!(%error, "scheduler tick failed");
-                }
-                match this.next_due() {
-                    Ok(Some(at)) => at.duration_since(this.now()),
-                    _ => MAX_SLEEP,
-                }
-            })
-            .await
-            .unwrap_or(MAX_SLEEP)
-            .clamp(Duration::from_millis(1), MAX_SLEEP);
-            tokio::select! {
-                _ = self.inner.stopping.cancelled() => return,
-                _ = self.inner.changed.notified() => {}
-                _ = tokio::time::sleep(wait) => {}
+        self.inner.background.start(move || {
+            let this = scheduler.clone();
+            async move {
+                tokio::task::spawn_blocking(move || {
+                    let now = this.now();
+                    if let Err(error) = this.tick(now) {
+                        tracing::warn!(%error, "scheduler tick failed");
+                    }
+                    match this.next_due() {
+                        Ok(Some(at)) => at.duration_since(this.now()),
+                        _ => MAX_SLEEP,
+                    }
+                })
+                .await
+                .unwrap_or(MAX_SLEEP)
+                .max(Duration::from_millis(1))
             }
-        }
+        });
     }
 
     /// Stops the background loop.
     pub async fn stop(&self) {
-        self.inner.stopping.cancel();
-        let task = lock(&self.inner.task).take();
-        if let Some(task) = task {
-            let _ = task.await;
-        }
+        self.inner.background.stop().await;
     }
+}
+
+/// Whether `error` is a check refusing a scheduled job (its payload, kind or
+/// options), rather than the database failing.
+fn is_refusal(error: &Error) -> bool {
+    matches!(
+        error,
+        Error::InvalidPayload { .. } | Error::InvalidArgument { .. }
+    )
 }
 
 /// The job a schedule enqueues: its kind and payload with its priority, dedupe key

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::clock::Timestamp;
 use crate::error::{Error, Result};
-use crate::queue::{Actor, Job, JobFilter, JobId, JobStatus, KindCount, Priority};
+use crate::model::{Actor, Job, JobFilter, JobId, JobStatus, KindCount, Priority};
 
 /// The columns of a [`Job`], in the order [`job_from_row`] reads them. A macro, so
 /// that the statements built from it are constants: hot statements are looked up in

@@ -4,7 +4,7 @@ use rusqlite::{named_params, Connection, OptionalExtension, Row};
 
 use crate::clock::Timestamp;
 use crate::error::Result;
-use crate::queue::{Actor, JobId, Priority};
+use crate::model::{Actor, JobId, Priority};
 
 /// A schedule row as stored.
 #[derive(Debug, Clone, PartialEq)]

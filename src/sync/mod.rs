@@ -25,7 +25,9 @@
 //! `acct.<connector>.<account>.`, unregisters the account's targets and cancels their
 //! runs. Health changes are published as plugin-health events.
 
+mod decide;
 mod http;
+mod outcome;
 mod policy;
 mod source;
 mod state;
@@ -36,12 +38,12 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-use tokio::sync::{watch, Notify};
-use tokio::task::JoinHandle;
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use decide::{apply, skip_reason, Mode};
 pub use http::{poll_interval, retry_after};
+pub use outcome::{SkipReason, SyncOutcome, Trigger};
 pub use policy::{SyncPolicy, SyncPolicyError};
 pub use source::{
     BoxFuture, SyncContext, SyncError, SyncReport, SyncResult, SyncSource, SyncThrottle,
@@ -50,97 +52,19 @@ pub use source::{
 pub use state::{health_of, SyncState, FAILURES_FOR_ERROR};
 pub use target::SyncTarget;
 
+pub use crate::background::MAX_SLEEP;
+
+use crate::background::Background;
 use crate::bus::PluginHealth;
 use crate::clock::Timestamp;
+use crate::db::Db;
 use crate::error::{Error, Result};
-use crate::health::Health;
 use crate::locks::lock;
+use crate::model::Health;
 use crate::panics::CatchUnwind;
-use crate::queue::{sanitize_error, Queue};
+use crate::queue::Queue;
 use crate::random::{RandomSource, ThreadRandom};
 use crate::store::kv;
-
-/// The longest the background loop sleeps before looking at the wall clock again.
-pub const MAX_SLEEP: Duration = Duration::from_secs(30);
-
-/// What started an automatic sync.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub enum Trigger {
-    /// A window gained focus.
-    Focus,
-    /// The network came back: offline targets retry at once.
-    NetworkBack,
-    /// The machine woke from sleep.
-    Wake,
-}
-
-/// Why a run did not happen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
-#[serde(tag = "reason", rename_all = "camelCase")]
-#[non_exhaustive]
-pub enum SkipReason {
-    /// Not due before this time.
-    NotDue {
-        /// When it is due.
-        until: Timestamp,
-    },
-    /// An automatic trigger came within `min_interval` of the last run.
-    MinInterval {
-        /// When triggers may start a run again.
-        until: Timestamp,
-    },
-    /// Backing off after failures.
-    BackingOff {
-        /// When the next attempt is due.
-        until: Timestamp,
-    },
-    /// The server asked to wait.
-    Throttled {
-        /// Until when.
-        until: Timestamp,
-    },
-}
-
-/// How a run ended, as every caller waiting on it sees it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
-#[serde(tag = "outcome", rename_all = "camelCase")]
-#[non_exhaustive]
-pub enum SyncOutcome {
-    /// Data was fetched.
-    Updated {
-        /// Items changed.
-        changed: u64,
-    },
-    /// Nothing changed.
-    NotModified,
-    /// The server asked to wait; the next run is deferred.
-    Throttled {
-        /// Until when.
-        until: Timestamp,
-    },
-    /// The run failed.
-    Failed {
-        /// Whether the service could not be reached.
-        offline: bool,
-        /// What happened (redacted).
-        error: String,
-        /// When the engine tries again.
-        retry_at: Timestamp,
-    },
-    /// No run happened.
-    Skipped(SkipReason),
-    /// The run was cancelled (its account was disconnected).
-    Cancelled,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    Due,
-    IfDue(Trigger),
-    Now,
-}
 
 struct Entry {
     policy: SyncPolicy,
@@ -151,14 +75,12 @@ struct Entry {
 }
 
 struct Inner {
-    queue: Queue,
+    db: Db,
     random: Arc<dyn RandomSource>,
     // Mutex: decisions to start a run (and single-flight) are made under it; sources
     // run outside it.
     targets: Mutex<HashMap<SyncTarget, Entry>>,
-    changed: Notify,
-    stopping: CancellationToken,
-    task: Mutex<Option<JoinHandle<()>>>,
+    background: Background,
 }
 
 /// The sync engine over one `raw.db`. Cheap to clone.
@@ -186,18 +108,16 @@ impl SyncEngine {
     pub fn with_random(queue: Queue, random: impl RandomSource) -> Self {
         SyncEngine {
             inner: Arc::new(Inner {
-                queue,
+                db: queue.db().clone(),
                 random: Arc::new(random),
                 targets: Mutex::new(HashMap::new()),
-                changed: Notify::new(),
-                stopping: CancellationToken::new(),
-                task: Mutex::new(None),
+                background: Background::default(),
             }),
         }
     }
 
     fn now(&self) -> Timestamp {
-        self.inner.queue.clock().now()
+        self.inner.db.now()
     }
 
     /// Registers a target with its policy and source. Registering again keeps the
@@ -243,7 +163,7 @@ impl SyncEngine {
             }
         }
         drop(targets);
-        self.inner.changed.notify_one();
+        self.inner.background.wake();
         Ok(())
     }
 
@@ -344,9 +264,9 @@ impl SyncEngine {
         let prefix = SyncTarget::account_prefix(connector, account);
         let removed = self
             .inner
-            .queue
-            .transact(self.now(), |tx, _| kv::delete_prefix(tx, &prefix))?;
-        self.inner.changed.notify_one();
+            .db
+            .write(self.now(), |tx, _| kv::delete_prefix(tx, &prefix))?;
+        self.inner.background.wake();
         Ok(removed)
     }
 
@@ -407,8 +327,8 @@ impl SyncEngine {
             last_modified: state.last_modified.clone(),
             cursor: state.cursor.clone(),
             cancel: cancel.clone(),
-            bus: self.inner.queue.bus().clone(),
-            clock: self.inner.queue.clock().clone(),
+            bus: self.inner.db.bus().clone(),
+            clock: self.inner.db.clock().clone(),
         };
         let attempt_at = self.now();
         let result = tokio::select! {
@@ -445,7 +365,7 @@ impl SyncEngine {
         if !cancel.is_cancelled() {
             self.refresh_health(&target);
         }
-        self.inner.changed.notify_one();
+        self.inner.background.wake();
         outcome
     }
 
@@ -465,7 +385,7 @@ impl SyncEngine {
             }
         };
         if changed {
-            self.inner.queue.bus().publish(PluginHealth {
+            self.inner.db.bus().publish(PluginHealth {
                 component: target.to_string(),
                 health,
                 at: self.now(),
@@ -479,43 +399,29 @@ impl SyncEngine {
     /// until the next due time (at most [`MAX_SLEEP`], judged on the wall clock) or a
     /// change.
     pub fn start(&self) {
-        let mut task = lock(&self.inner.task);
-        if task.is_some() || self.inner.stopping.is_cancelled() {
-            return;
-        }
         let engine = self.clone();
-        *task = Some(tokio::spawn(async move { engine.run_loop().await }));
-    }
-
-    async fn run_loop(&self) {
-        loop {
-            let changed = self.inner.changed.notified();
-            self.run_due(self.now()).await;
-            let now = self.now();
-            let mut wait = MAX_SLEEP;
-            for target in self.targets() {
-                if let Ok(Some(SyncState {
-                    next_due: Some(at), ..
-                })) = self.load(&target)
-                {
-                    wait = wait.min(at.duration_since(now));
+        self.inner.background.start(move || {
+            let engine = engine.clone();
+            async move {
+                engine.run_due(engine.now()).await;
+                let now = engine.now();
+                let mut wait = MAX_SLEEP;
+                for target in engine.targets() {
+                    if let Ok(Some(SyncState {
+                        next_due: Some(at), ..
+                    })) = engine.load(&target)
+                    {
+                        wait = wait.min(at.duration_since(now));
+                    }
                 }
+                wait.max(Duration::from_millis(10))
             }
-            tokio::select! {
-                _ = self.inner.stopping.cancelled() => return,
-                _ = changed => {}
-                _ = tokio::time::sleep(wait.max(Duration::from_millis(10))) => {}
-            }
-        }
+        });
     }
 
     /// Stops the background loop. Runs in flight finish on their own.
     pub async fn stop(&self) {
-        self.inner.stopping.cancel();
-        let task = lock(&self.inner.task).take();
-        if let Some(task) = task {
-            let _ = task.await;
-        }
+        self.inner.background.stop().await;
     }
 
     // ===== state =====
@@ -529,7 +435,7 @@ impl SyncEngine {
 
     fn load(&self, target: &SyncTarget) -> Result<Option<SyncState>> {
         let key = target.state_key();
-        let Some(text) = self.inner.queue.read(|conn| kv::get(conn, &key))? else {
+        let Some(text) = self.inner.db.read(|conn| kv::get(conn, &key))? else {
             return Ok(None);
         };
         serde_json::from_str(&text)
@@ -543,8 +449,8 @@ impl SyncEngine {
             .map_err(|error| Error::invalid_argument("sync state", error.to_string()))?;
         let now = self.now();
         self.inner
-            .queue
-            .transact(now, |tx, _| kv::put(tx, &key, &text, now))
+            .db
+            .write(now, |tx, _| kv::put(tx, &key, &text, now))
     }
 }
 
@@ -554,117 +460,4 @@ struct Started {
     source: Arc<dyn SyncSource>,
     cancel: CancellationToken,
     state: SyncState,
-}
-
-/// Why `mode` should not start a run now, if it should not.
-fn skip_reason(
-    state: &SyncState,
-    policy: &SyncPolicy,
-    mode: Mode,
-    now: Timestamp,
-) -> Option<SkipReason> {
-    if let Some(until) = state.throttled_until.filter(|until| *until > now) {
-        return Some(SkipReason::Throttled { until });
-    }
-    match mode {
-        Mode::Now => None,
-        Mode::Due => state
-            .next_due
-            .filter(|at| *at > now)
-            .map(|until| SkipReason::NotDue { until }),
-        Mode::IfDue(trigger) => {
-            if trigger == Trigger::NetworkBack && state.offline {
-                return None;
-            }
-            if state.consecutive_failures > 0 && !state.offline {
-                if let Some(until) = state.next_due.filter(|at| *at > now) {
-                    return Some(SkipReason::BackingOff { until });
-                }
-            }
-            let until = state.last_attempt?.saturating_add(policy.min_interval);
-            (until > now).then_some(SkipReason::MinInterval { until })
-        }
-    }
-}
-
-/// Folds a run's result into the state and says how it went.
-fn apply(
-    state: &mut SyncState,
-    policy: &SyncPolicy,
-    result: std::result::Result<SyncResult, SyncError>,
-    attempt_at: Timestamp,
-    now: Timestamp,
-    random: f64,
-) -> SyncOutcome {
-    state.last_attempt = Some(attempt_at);
-    state.runs = state.runs.saturating_add(1);
-    let mut throttle = None;
-    let outcome = match result {
-        Ok(SyncResult::NotModified) => SyncOutcome::NotModified,
-        Ok(SyncResult::Updated(report)) => {
-            // Validators survive: a response without them keeps the stored ones.
-            if report.etag.is_some() {
-                state.etag = report.etag;
-            }
-            if report.last_modified.is_some() {
-                state.last_modified = report.last_modified;
-            }
-            if report.cursor.is_some() {
-                state.cursor = report.cursor;
-            }
-            state.last_changed = report.changed;
-            throttle = report.throttle;
-            SyncOutcome::Updated {
-                changed: report.changed,
-            }
-        }
-        Ok(SyncResult::Throttled(requested)) => {
-            throttle = Some(requested);
-            SyncOutcome::Throttled { until: now }
-        }
-        Err(error) => {
-            let message = sanitize_error(&error.message);
-            state.consecutive_failures = state.consecutive_failures.saturating_add(1);
-            state.offline = error.offline;
-            state.last_error = Some(message.clone());
-            let delay = if error.offline {
-                policy.offline_retry
-            } else {
-                policy.delay_for(state.consecutive_failures, random)
-            };
-            let retry_at = now.saturating_add(delay);
-            state.next_due = Some(retry_at);
-            return SyncOutcome::Failed {
-                offline: error.offline,
-                error: message,
-                retry_at,
-            };
-        }
-    };
-    // A success, or a throttle (the service answered: it is reachable and working).
-    state.consecutive_failures = 0;
-    state.offline = false;
-    state.last_error = None;
-    if !matches!(outcome, SyncOutcome::Throttled { .. }) {
-        state.last_success = Some(now);
-    }
-    let mut next_due = now.saturating_add(policy.every);
-    match throttle {
-        Some(throttle) => {
-            let until = now.saturating_add(policy.clamp_throttle(throttle.delay));
-            state.throttled_until = Some(until);
-            state.throttle_reason = Some(throttle.reason);
-            next_due = next_due.max(until);
-            if let SyncOutcome::Throttled { .. } = outcome {
-                state.next_due = Some(next_due);
-                return SyncOutcome::Throttled { until };
-            }
-        }
-        None => {
-            state.throttled_until = None;
-            state.throttle_reason = None;
-        }
-    }
-    state.next_due = Some(next_due);
-    outcome
 }

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::random::clamp_unit;
+use crate::backoff::{self, Jitter};
 
 /// A policy refused at registration.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -106,12 +106,13 @@ impl SyncPolicy {
     /// times a factor from 0.8 to 1.2, so targets that failed together spread out.
     #[must_use]
     pub fn delay_for(&self, failures: u32, random: f64) -> Duration {
-        let doublings = failures.saturating_sub(1);
-        let raw = 1u32
-            .checked_shl(doublings)
-            .and_then(|factor| self.backoff_base.checked_mul(factor))
-            .map_or(self.backoff_cap, |delay| delay.min(self.backoff_cap));
-        raw.mul_f64(0.8 + 0.4 * clamp_unit(random))
+        backoff::delay_for(
+            self.backoff_base,
+            self.backoff_cap,
+            Jitter::Spread(0.2),
+            failures,
+            random,
+        )
     }
 
     /// A server's requested delay, clamped to `max_throttle`.

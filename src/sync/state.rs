@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::policy::SyncPolicy;
 use super::source::ThrottleReason;
 use crate::clock::Timestamp;
-use crate::health::Health;
+use crate::model::Health;
 
 /// What the engine remembers about a target, stored as JSON under
 /// `acct.<connector>.<account>.sync.<name>` in `raw.db`.

@@ -1,10 +1,14 @@
-//! Retry backoff for durable jobs: a pure function of the attempt, the policy and a
-//! random sample.
+//! Exponential backoff with a cap, in the two jitter modes the specs ask for, as pure
+//! functions of the failure count and a random sample in `[0, 1)`.
 //!
-//! After the Nth failed attempt a job waits `min(max, base * 2^(N-1))`, shortened by up
-//! to `jitter` (a fraction) at random, so jobs that failed together do not retry in
-//! lockstep. Compared with the sync engine's backoff, which jitters both ways, this one
-//! only shortens: the cap is a promise.
+//! After the Nth failure the delay is `min(cap, base * 2^(N-1))`, then jittered:
+//!
+//! - [`Jitter::Shorten`] for durable jobs ([`RetryPolicy`]): shortened by up to a
+//!   fraction, never lengthened, so the cap is a promise;
+//! - [`Jitter::Spread`] for sync targets ([`SyncPolicy`](crate::sync::SyncPolicy)):
+//!   plus or minus a fraction, so targets that failed together spread out both ways.
+//!
+//! Jobs or targets that failed together do not retry in lockstep.
 
 use std::time::Duration;
 
@@ -30,7 +34,40 @@ pub enum RetryPolicyError {
     JitterOutOfRange(f64),
 }
 
-/// Exponential backoff with a cap and downward jitter. Validated when built.
+/// How a backoff delay is jittered by a random sample `r` in `[0, 1)`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Jitter {
+    /// Multiplied by `1 - fraction * r`: shortened by up to `fraction`.
+    Shorten(f64),
+    /// Multiplied by `1 - fraction + 2 * fraction * r`: within plus or minus `fraction`.
+    Spread(f64),
+}
+
+/// The delay after `failures` failures (1 for the first): `min(cap, base * 2^(failures-1))`,
+/// jittered. `random` outside `[0, 1)` is clamped.
+pub(crate) fn delay_for(
+    base: Duration,
+    cap: Duration,
+    jitter: Jitter,
+    failures: u32,
+    random: f64,
+) -> Duration {
+    let doublings = failures.saturating_sub(1);
+    // Past 2^31 (or on overflow) the cap has long been reached.
+    let capped = 1u32
+        .checked_shl(doublings)
+        .and_then(|factor| base.checked_mul(factor))
+        .map_or(cap, |delay| delay.min(cap));
+    let random = clamp_unit(random);
+    let factor = match jitter {
+        Jitter::Shorten(fraction) => 1.0 - fraction * random,
+        Jitter::Spread(fraction) => 1.0 - fraction + 2.0 * fraction * random,
+    };
+    capped.mul_f64(factor)
+}
+
+/// Exponential backoff for durable jobs, with a cap and downward jitter. Validated
+/// when built.
 ///
 /// ```
 /// use std::time::Duration;
@@ -98,13 +135,13 @@ impl RetryPolicy {
     /// first failure). `random` is a sample in `[0, 1)`; values outside are clamped.
     #[must_use]
     pub fn delay_for(&self, failures: u32, random: f64) -> Duration {
-        let doublings = failures.saturating_sub(1);
-        // Past 2^31 (or on overflow) the cap has long been reached.
-        let uncapped = 1u32
-            .checked_shl(doublings)
-            .and_then(|factor| self.base.checked_mul(factor));
-        let capped = uncapped.map_or(self.max, |delay| delay.min(self.max));
-        capped.mul_f64(1.0 - self.jitter * clamp_unit(random))
+        delay_for(
+            self.base,
+            self.max,
+            Jitter::Shorten(self.jitter),
+            failures,
+            random,
+        )
     }
 }
 

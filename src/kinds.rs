@@ -1,13 +1,18 @@
 //! What the queue knows about a kind of job: the schemas of its payload and result,
-//! its retry policy and its default number of attempts.
+//! its retry policy and its default number of attempts; and the registry of those
+//! specs that every service on one `raw.db` handle reads (the queue when it enqueues,
+//! claims and finishes, the scheduler when it checks a schedule's payload).
 
+use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::RetryPolicy;
+use crate::backoff::RetryPolicy;
+use crate::locks::{read, write};
+use crate::model::redact;
 
 type Check = dyn Fn(&Value) -> Result<(), String> + Send + Sync;
 
@@ -70,7 +75,7 @@ impl Schema {
     /// they refuse, so the message is redacted like a stored error.
     pub fn check(&self, value: &Value) -> Result<(), String> {
         (self.check)(value)
-            .map_err(|reason| super::redact(&format!("does not match {}: {reason}", self.name)))
+            .map_err(|reason| redact(&format!("does not match {}: {reason}", self.name)))
     }
 }
 
@@ -136,5 +141,45 @@ impl KindSpec {
     pub fn max_attempts(mut self, attempts: u32) -> Self {
         self.max_attempts = Some(attempts);
         self
+    }
+}
+
+/// What one database handle knows about jobs: the specs registered by kind, and the
+/// defaults for kinds and jobs that name none.
+#[derive(Debug)]
+pub(crate) struct Kinds {
+    // RwLock over an Arc: kinds are registered at start-up (copy on write) and read on
+    // every enqueue, claim and finish, which only clone the Arc.
+    specs: RwLock<Arc<HashMap<String, KindSpec>>>,
+    /// Attempts for jobs whose kind and options name none; at least 1.
+    pub(crate) max_attempts: u32,
+    /// Backoff for kinds that name none.
+    pub(crate) retry: RetryPolicy,
+    /// The largest payload or result, as JSON bytes.
+    pub(crate) max_payload_bytes: usize,
+}
+
+impl Kinds {
+    /// No kind registered yet, with these defaults.
+    pub(crate) fn new(max_attempts: u32, retry: RetryPolicy, max_payload_bytes: usize) -> Self {
+        Kinds {
+            specs: RwLock::default(),
+            max_attempts,
+            retry,
+            max_payload_bytes,
+        }
+    }
+
+    /// Registers `spec` for `kind`, replacing an earlier one.
+    pub(crate) fn register(&self, kind: String, spec: KindSpec) {
+        let mut specs = write(&self.specs);
+        let mut updated = HashMap::clone(&specs);
+        updated.insert(kind, spec);
+        *specs = Arc::new(updated);
+    }
+
+    /// Every spec as registered now.
+    pub(crate) fn specs(&self) -> Arc<HashMap<String, KindSpec>> {
+        read(&self.specs).clone()
     }
 }

@@ -1,0 +1,347 @@
+//! Durable jobs as stored in `raw.db`: ids, statuses, priorities, actors, the job
+//! record, and what a read asks for. What callers pass to the queue (enqueue options,
+//! claims, leases, outcomes) lives with the queue in [`crate::queue`].
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::Timestamp;
+
+// ===== JobId =====
+
+/// A durable job's id: the row id in `raw.db`.
+///
+/// Ids count up from 1 and stay far below 2^53, so they cross IPC as plain JavaScript
+/// numbers without loss.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, specta::Type)]
+pub struct JobId(i64);
+
+/// Accepts an integer, or a float with no fraction (JavaScript has only numbers).
+impl<'de> Deserialize<'de> for JobId {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = JobId;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a job id (a whole number)")
+            }
+
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<JobId, E> {
+                Ok(JobId(v))
+            }
+
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<JobId, E> {
+                i64::try_from(v)
+                    .map(JobId)
+                    .map_err(|_| E::custom("job id out of range"))
+            }
+
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<JobId, E> {
+                if v.fract() == 0.0 && v.abs() < 9_007_199_254_740_992.0 {
+                    Ok(JobId(v as i64))
+                } else {
+                    Err(E::custom(format!("{v} is not a whole number")))
+                }
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+impl JobId {
+    /// Wraps a raw row id.
+    #[must_use]
+    pub const fn from_raw(raw: i64) -> Self {
+        JobId(raw)
+    }
+
+    /// The raw row id.
+    #[must_use]
+    pub const fn raw(self) -> i64 {
+        self.0
+    }
+}
+
+impl fmt::Display for JobId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+// ===== JobStatus =====
+
+/// Where a durable job is in its life.
+///
+/// `queued -> running -> succeeded | failed | cancelled`, and `running -> queued` on a
+/// retry, an expired lease or a release at shutdown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum JobStatus {
+    /// Waiting to be claimed (perhaps not before its `run_at`).
+    Queued,
+    /// Claimed by a worker that holds its lease.
+    Running,
+    /// Finished well.
+    Succeeded,
+    /// Finished with an error, out of attempts or with a permanent error.
+    Failed,
+    /// Cancelled before it finished.
+    Cancelled,
+}
+
+impl JobStatus {
+    /// Every status, in life order.
+    pub const ALL: [JobStatus; 5] = [
+        JobStatus::Queued,
+        JobStatus::Running,
+        JobStatus::Succeeded,
+        JobStatus::Failed,
+        JobStatus::Cancelled,
+    ];
+
+    /// The text stored in `raw.db`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            JobStatus::Queued => "queued",
+            JobStatus::Running => "running",
+            JobStatus::Succeeded => "succeeded",
+            JobStatus::Failed => "failed",
+            JobStatus::Cancelled => "cancelled",
+        }
+    }
+
+    /// Whether the job is done for good.
+    #[must_use]
+    pub const fn is_finished(self) -> bool {
+        matches!(
+            self,
+            JobStatus::Succeeded | JobStatus::Failed | JobStatus::Cancelled
+        )
+    }
+}
+
+impl fmt::Display for JobStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for JobStatus {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        JobStatus::ALL
+            .into_iter()
+            .find(|status| status.as_str() == text)
+            .ok_or_else(|| format!("unknown job status {text:?}"))
+    }
+}
+
+// ===== Actor =====
+
+/// Who asked for a job.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, specta::Type,
+)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Actor {
+    /// A person, through the UI.
+    User,
+    /// An external agent.
+    Agent,
+    /// The app itself: schedules, syncs, follow-up work.
+    #[default]
+    System,
+}
+
+impl Actor {
+    /// The text stored in `raw.db`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Actor::User => "user",
+            Actor::Agent => "agent",
+            Actor::System => "system",
+        }
+    }
+}
+
+impl fmt::Display for Actor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Actor {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "user" => Ok(Actor::User),
+            "agent" => Ok(Actor::Agent),
+            "system" => Ok(Actor::System),
+            other => Err(format!("unknown actor {other:?}")),
+        }
+    }
+}
+
+// ===== Priority =====
+
+/// Higher runs first. Within a priority, the job that became runnable first goes first.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, specta::Type,
+)]
+pub struct Priority(pub i32);
+
+impl Priority {
+    /// Work a person is waiting for.
+    pub const USER: Priority = Priority(100);
+    /// Bringing new data in. The default.
+    pub const INGEST: Priority = Priority(50);
+    /// Catching up on old data.
+    pub const BACKFILL: Priority = Priority(10);
+}
+
+impl Default for Priority {
+    fn default() -> Self {
+        Priority::INGEST
+    }
+}
+
+// ===== Job =====
+
+/// A durable job as stored in `raw.db`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Job {
+    /// Its row id in `raw.db`; ids count up from 1.
+    pub id: JobId,
+    /// Picks the handler; 1 to 128 bytes.
+    pub kind: String,
+    /// The handler's input, as enqueued.
+    pub payload: Value,
+    /// Where it is in its life; see [`JobStatus`] for the moves.
+    pub status: JobStatus,
+    /// Higher is claimed first.
+    pub priority: Priority,
+    /// When it became, or becomes, runnable.
+    pub run_at: Timestamp,
+    /// Attempts started so far, the running one included; a release at shutdown does
+    /// not count.
+    pub attempts: u32,
+    /// Attempts allowed in all, at least 1.
+    pub max_attempts: u32,
+    /// The worker holding the lease, while running.
+    pub lease_owner: Option<String>,
+    /// When the lease runs out unless renewed, while running.
+    pub lease_expires_at: Option<Timestamp>,
+    /// Whether cancellation was asked for while it ran.
+    pub cancel_requested: bool,
+    /// While the job is queued or running, enqueueing another job of the same kind with
+    /// this key returns this one.
+    pub dedupe_key: Option<String>,
+    /// The last error, redacted and cut to 500 characters.
+    pub last_error: Option<String>,
+    /// What the handler returned, once succeeded; empty when it returned nothing.
+    pub result: Option<Value>,
+    /// The job this one is a piece of.
+    pub parent: Option<JobId>,
+    /// Who asked for it: a person, an agent or the app.
+    pub actor: Actor,
+    /// When it was enqueued.
+    pub created_at: Timestamp,
+    /// When any column last changed (a lease renewal included).
+    pub updated_at: Timestamp,
+    /// When it reached `succeeded`, `failed` or `cancelled`.
+    pub finished_at: Option<Timestamp>,
+}
+
+impl Job {
+    /// The payload as a typed value.
+    pub fn payload_as<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        T::deserialize(&self.payload)
+    }
+}
+
+// ===== Reads =====
+
+/// Which jobs [`Queue::list`](crate::queue::Queue::list) returns: newest first, a page at a
+/// time.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
+pub struct JobFilter {
+    /// Only this status.
+    pub status: Option<JobStatus>,
+    /// Only this kind.
+    pub kind: Option<String>,
+    /// Only pieces of this job.
+    pub parent: Option<JobId>,
+    /// Only jobs older than this one: pass the last id of the previous page.
+    pub before: Option<JobId>,
+    /// Page size; 50 by default, at most 1000.
+    pub limit: Option<u32>,
+}
+
+impl JobFilter {
+    /// Every job, newest first.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Only this status.
+    #[must_use]
+    pub fn status(mut self, status: JobStatus) -> Self {
+        self.status = Some(status);
+        self
+    }
+
+    /// Only this kind.
+    #[must_use]
+    pub fn kind(mut self, kind: impl Into<String>) -> Self {
+        self.kind = Some(kind.into());
+        self
+    }
+
+    /// Only pieces of `parent`.
+    #[must_use]
+    pub fn parent(mut self, parent: JobId) -> Self {
+        self.parent = Some(parent);
+        self
+    }
+
+    /// Only jobs older than `id`.
+    #[must_use]
+    pub fn before(mut self, id: JobId) -> Self {
+        self.before = Some(id);
+        self
+    }
+
+    /// Sets the page size.
+    #[must_use]
+    pub fn limit(mut self, limit: u32) -> Self {
+        self.limit = Some(limit);
+        self
+    }
+}
+
+/// How many jobs of one kind are in one status.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct KindCount {
+    /// The kind counted.
+    pub kind: String,
+    /// The status counted.
+    pub status: JobStatus,
+    /// Jobs of that kind in that status.
+    pub count: u32,
+}

@@ -1,0 +1,69 @@
+//! Process-local jobs as the webview and the bus see them: their id, status and
+//! record. The jobs themselves run in [`crate::local`].
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::Timestamp;
+
+/// A process-local job's id. Crosses IPC as a string such as `"local-7"`, so it can
+/// never be mistaken for a durable job's numeric id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, specta::Type)]
+#[specta(type = String)]
+pub struct LocalJobId(pub(crate) u64);
+
+impl fmt::Display for LocalJobId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "local-{}", self.0)
+    }
+}
+
+impl Serialize for LocalJobId {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// Where a process-local job is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum LocalJobStatus {
+    /// Running.
+    Running,
+    /// Returned well.
+    Succeeded,
+    /// Returned an error or panicked.
+    Failed,
+    /// Stopped after cancellation was asked for.
+    Cancelled,
+}
+
+/// A process-local job's record: kind-agnostic and safe to send to the webview.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct LocalJob {
+    /// Unique in this process, counting up from `local-1`.
+    pub id: LocalJobId,
+    /// What the app called the work when it spawned it.
+    pub kind: String,
+    /// Running, or how it ended.
+    pub status: LocalJobStatus,
+    /// Steps done, as last reported.
+    pub done: u64,
+    /// Steps in all, when known.
+    pub total: Option<u64>,
+    /// Whether cancellation was asked for.
+    pub cancel_requested: bool,
+    /// Why it failed (redacted), when it did.
+    pub error: Option<String>,
+    /// When it started.
+    pub started_at: Timestamp,
+    /// When it ended.
+    pub finished_at: Option<Timestamp>,
+}

@@ -1,0 +1,24 @@
+//! The bottom layer: the plain types every other module speaks, and the redaction of
+//! error text. Nothing here imports anything else of this crate.
+//!
+//! - [`Timestamp`]: an instant, milliseconds since the Unix epoch in UTC;
+//! - durable jobs as stored: [`JobId`], [`JobStatus`], [`Priority`], [`Actor`],
+//!   [`Job`], and what a read asks for and counts ([`JobFilter`], [`KindCount`]);
+//! - process-local jobs as shown: [`LocalJobId`], [`LocalJobStatus`], [`LocalJob`];
+//! - [`Health`] of a component, with a reason a person can read;
+//! - [`sanitize_error`] and [`redact`]: error text made safe to store and show.
+//!
+//! The modules that act on these types re-export them where users first meet them
+//! (`queue::JobId`, `local::LocalJob`, `health::Health`, `clock::Timestamp`).
+
+mod health;
+mod job;
+mod local;
+mod redact;
+pub(crate) mod time;
+
+pub use health::{Health, HealthStatus};
+pub use job::{Actor, Job, JobFilter, JobId, JobStatus, KindCount, Priority};
+pub use local::{LocalJob, LocalJobId, LocalJobStatus};
+pub use redact::{redact, sanitize_error, MAX_ERROR_CHARS};
+pub use time::Timestamp;

@@ -1,0 +1,106 @@
+//! What the commands take and return that is not a type of the engine itself: their
+//! argument structs, and answers shaped for the webview (a cancel of either sort of
+//! job, a sync target's status, where an agent's attempt went). Engine types that
+//! cross IPC as they are (`Job`, `Lease`, `Enqueued`, `Heartbeat`, ...) are not
+//! repeated here.
+
+use serde::{Deserialize, Serialize};
+
+use crate::local::LocalJobId;
+use crate::model::{Health, JobId};
+use crate::queue::Finished;
+use crate::sync::SyncState;
+
+/// Options of [`enqueue`]. The actor is always `user`: the webview speaks for one.
+#[derive(Debug, Clone, Default, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EnqueueArgs {
+    /// Priority; 50 by default, 100 for work a person waits for.
+    pub priority: Option<i32>,
+    /// Dedupe key.
+    pub dedupe_key: Option<String>,
+    /// Delay before it may run, in milliseconds.
+    pub delay_ms: Option<f64>,
+    /// Attempts allowed.
+    pub max_attempts: Option<u32>,
+    /// Parent job.
+    pub parent: Option<JobId>,
+}
+
+/// A job of either sort: `{ "durable": 12 }` or `{ "local": "local-3" }`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub enum JobRef {
+    /// A durable job.
+    Durable(JobId),
+    /// A process-local job.
+    Local(LocalJobId),
+}
+
+/// What [`cancel`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub enum CancelResult {
+    /// It was queued and is now cancelled.
+    Cancelled,
+    /// It is running and was asked to stop.
+    Requested,
+    /// It had already finished.
+    AlreadyFinished,
+}
+
+/// A sync target's state and health.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncStatus {
+    /// `connector/account/name`.
+    pub target: String,
+    /// Its bookkeeping.
+    pub state: SyncState,
+    /// Its health now.
+    pub health: Health,
+}
+
+/// What an agent asks for in [`agent_claim`].
+#[derive(Debug, Clone, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AgentClaimArgs {
+    /// The agent's name; its leases are held by `agent:<name>`.
+    pub agent: String,
+    /// The kinds it can run.
+    pub kinds: Vec<String>,
+    /// Caps per kind, across every worker and process.
+    pub limits: Option<std::collections::HashMap<String, u32>>,
+    /// Lease length in milliseconds; 30 s by default.
+    pub lease_ms: Option<u64>,
+    /// Jobs to claim at most; 1 by default.
+    pub max_jobs: Option<u32>,
+}
+
+/// Where a job went after an agent finished an attempt.
+#[derive(Debug, Clone, Copy, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub enum AgentFinished {
+    /// Succeeded.
+    Succeeded,
+    /// Failed for good.
+    Failed,
+    /// Queued again after a backoff.
+    Retrying,
+    /// Cancelled.
+    Cancelled,
+    /// Given back.
+    Released,
+}
+
+impl From<Finished> for AgentFinished {
+    fn from(finished: Finished) -> Self {
+        match finished {
+            Finished::Succeeded => AgentFinished::Succeeded,
+            Finished::Retrying { .. } => AgentFinished::Retrying,
+            Finished::Cancelled => AgentFinished::Cancelled,
+            Finished::Released => AgentFinished::Released,
+            _ => AgentFinished::Failed,
+        }
+    }
+}

@@ -1,0 +1,53 @@
+//! Cancelling a durable job: at once while it is queued, by asking its worker while it
+//! runs.
+
+use super::Queue;
+use crate::db::Notice;
+use crate::error::{Error, Result};
+use crate::model::{JobId, JobStatus};
+use crate::store::jobs::{self, Change};
+
+/// What [`Queue::cancel`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CancelOutcome {
+    /// The job was queued and is now cancelled.
+    Cancelled,
+    /// The job is running; its worker is asked to stop.
+    Requested,
+    /// The job had already finished; nothing changed.
+    AlreadyFinished(JobStatus),
+}
+
+impl Queue {
+    /// Cancels a job: a queued one at once, a running one by asking its worker to stop
+    /// (it learns on its next heartbeat, or sooner from the runner).
+    pub fn cancel(&self, id: JobId) -> Result<CancelOutcome> {
+        let db = self.db();
+        let now = db.now();
+        let found = db.store().write(|tx| jobs::cancel(tx, id, now))?;
+        match found {
+            jobs::CancelFound::Cancelled(kind, attempt) => {
+                db.publish(
+                    vec![Change {
+                        id,
+                        kind,
+                        from: Some(JobStatus::Queued),
+                        to: JobStatus::Cancelled,
+                        attempt,
+                    }],
+                    now,
+                );
+                Ok(CancelOutcome::Cancelled)
+            }
+            jobs::CancelFound::Requested => {
+                // No runner in this process is fine: the worker learns it from its
+                // next heartbeat.
+                db.notify(Notice::CancelRequested(id));
+                Ok(CancelOutcome::Requested)
+            }
+            jobs::CancelFound::Finished(status) => Ok(CancelOutcome::AlreadyFinished(status)),
+            jobs::CancelFound::Missing => Err(Error::JobNotFound(id)),
+        }
+    }
+}

@@ -1,0 +1,325 @@
+//! Claiming: what a worker asks for, the claim transaction (expired leases first,
+//! caps, priority order), and the round that finishes and claims in one commit.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use rusqlite::Transaction;
+use serde::Serialize;
+
+use super::enqueue::check_key;
+use super::finish::{change, finish_one, Finished, Lease, Outcome};
+use super::{Queue, LEASE_SWEEP_INTERVAL};
+use crate::clock::{duration_millis, Timestamp};
+use crate::db::Changes;
+use crate::error::{Error, Result};
+use crate::kinds::KindSpec;
+use crate::model::{sanitize_error, Job, JobStatus};
+use crate::store::jobs::{self, Change, Exit, Fence};
+
+/// What a worker asks for when it claims.
+///
+/// ```
+/// use std::time::Duration;
+/// use tauri_plugin_jobs::queue::ClaimRequest;
+///
+/// let request = ClaimRequest::new("worker-1", ["embed", "ingest"])
+///     .limit("embed", 1)
+///     .lease(Duration::from_secs(30))
+///     .max_jobs(8);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ClaimRequest {
+    /// The worker's id; the lease is fenced by it.
+    pub worker: String,
+    /// The kinds this worker can run. Jobs of other kinds are left alone.
+    pub kinds: Vec<String>,
+    /// Caps on running jobs per kind, across every worker and process.
+    pub limits: HashMap<String, u32>,
+    /// How long the lease lasts unless renewed.
+    pub lease: Duration,
+    /// Lease lengths for particular kinds, overriding `lease`.
+    pub kind_leases: HashMap<String, Duration>,
+    /// How many jobs to claim at most in this one transaction.
+    pub max_jobs: u32,
+}
+
+impl ClaimRequest {
+    /// A request for one job of any of `kinds`, with a 30 second lease and no caps.
+    #[must_use]
+    pub fn new<I, S>(worker: impl Into<String>, kinds: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        ClaimRequest {
+            worker: worker.into(),
+            kinds: kinds.into_iter().map(Into::into).collect(),
+            limits: HashMap::new(),
+            lease: Duration::from_secs(30),
+            kind_leases: HashMap::new(),
+            max_jobs: 1,
+        }
+    }
+
+    /// Caps the running jobs of `kind` at `limit`.
+    #[must_use]
+    pub fn limit(mut self, kind: impl Into<String>, limit: u32) -> Self {
+        self.limits.insert(kind.into(), limit);
+        self
+    }
+
+    /// Sets the lease length.
+    #[must_use]
+    pub fn lease(mut self, lease: Duration) -> Self {
+        self.lease = lease;
+        self
+    }
+
+    /// Sets the lease length for jobs of `kind`.
+    #[must_use]
+    pub fn kind_lease(mut self, kind: impl Into<String>, lease: Duration) -> Self {
+        self.kind_leases.insert(kind.into(), lease);
+        self
+    }
+
+    /// The lease length for jobs of `kind`.
+    #[must_use]
+    pub fn lease_for(&self, kind: &str) -> Duration {
+        self.kind_leases.get(kind).copied().unwrap_or(self.lease)
+    }
+
+    /// Sets how many jobs one claim may take.
+    #[must_use]
+    pub fn max_jobs(mut self, max_jobs: u32) -> Self {
+        self.max_jobs = max_jobs;
+        self
+    }
+}
+
+/// A job a worker now holds.
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct ClaimedJob {
+    /// The job, as it is after the claim.
+    pub job: Job,
+    /// The lease to fence every later write with.
+    pub lease: Lease,
+}
+
+// ===== impl Queue =====
+
+impl Queue {
+    /// Claims up to `request.max_jobs` runnable jobs in one transaction: ends expired
+    /// leases first, skips kinds at their cap, then takes the highest priority and,
+    /// within a priority, the job that became runnable first. Each claimed job is
+    /// running, leased to the worker, with its attempt counted.
+    ///
+    /// A claimed job whose payload does not fit its kind's schema is failed at once
+    /// and not returned.
+    pub fn claim(&self, request: &ClaimRequest) -> Result<Vec<ClaimedJob>> {
+        Ok(self.finish_and_claim(Vec::new(), Some(request))?.1)
+    }
+
+    /// Ends several attempts and claims more jobs in one transaction: what a worker
+    /// does between two rounds, for one commit instead of two. The finishes come
+    /// first, so the slots and caps they free count for the claim. Each finish gets
+    /// its own result, as in [`finish_batch`](Queue::finish_batch).
+    pub fn finish_and_claim(
+        &self,
+        batch: Vec<(Lease, Outcome)>,
+        request: Option<&ClaimRequest>,
+    ) -> Result<(Vec<Result<Finished>>, Vec<ClaimedJob>)> {
+        let mut kinds: Vec<&str> = Vec::new();
+        let request = match request {
+            Some(request) => {
+                check_claim(request)?;
+                kinds = request.kinds.iter().map(String::as_str).collect();
+                kinds.sort_unstable();
+                kinds.dedup();
+                Some(request).filter(|request| request.max_jobs > 0)
+            }
+            None => None,
+        };
+        if batch.is_empty() && request.is_none() {
+            return Ok((Vec::new(), Vec::new()));
+        }
+        let db = self.db();
+        let now = db.now();
+        let specs = db.kinds().specs();
+        let sweep = request.is_some() && self.sweep_due(now);
+        if batch.is_empty() && !self.inner.last_claim_found.load(Ordering::Relaxed) {
+            // A claim that will find nothing should not take the write lock: an idle
+            // runner asks every poll interval, and other processes are writing. After
+            // a claim that found work, the next one goes straight to the write: the
+            // reads would only add a read transaction to every job.
+            let store = db.store();
+            let expired = sweep && jobs::any_expired(store.conn(), now)?;
+            if !expired && !jobs::any_runnable(store.conn(), &kinds, now)? {
+                return Ok((Vec::new(), Vec::new()));
+            }
+        }
+        let (results, claimed, changes) = db.store().write(|tx| {
+            let mut changes = Changes::new();
+            let mut results = Vec::with_capacity(batch.len());
+            for (lease, outcome) in &batch {
+                let spec = specs.get(&lease.kind);
+                results.push(finish_one(db, tx, lease, outcome, spec, now, &mut changes)?);
+            }
+            let claimed = match request {
+                Some(request) => {
+                    if sweep {
+                        changes.extend(jobs::reclaim_expired(tx, now)?);
+                    }
+                    claim_in(tx, request, &kinds, &specs, now, &mut changes)?
+                }
+                None => Vec::new(),
+            };
+            Ok((results, claimed, changes))
+        })?;
+        if request.is_some() {
+            self.inner
+                .last_claim_found
+                .store(!claimed.is_empty(), Ordering::Relaxed);
+        }
+        db.publish(changes, now);
+        Ok((results, claimed))
+    }
+
+    /// Ends every expired lease now, as a claim would first. Returns how many.
+    pub fn reclaim_expired(&self) -> Result<usize> {
+        let db = self.db();
+        let now = db.now();
+        let changes = db.store().write(|tx| jobs::reclaim_expired(tx, now))?;
+        let count = changes.len();
+        db.publish(changes, now);
+        Ok(count)
+    }
+
+    /// About the earliest time a queued job of one of `kinds` becomes runnable, if any
+    /// is queued: exact for short queues, the earliest of the first few hundred in
+    /// claim order for long ones. Jobs that are runnable now count as now-or-earlier.
+    pub fn next_run_at(&self, kinds: &[String]) -> Result<Option<Timestamp>> {
+        let store = self.db().store();
+        let mut earliest: Option<Timestamp> = None;
+        for kind in kinds {
+            if let Some(at) = jobs::next_run_at(store.conn(), kind)? {
+                earliest = Some(earliest.map_or(at, |e| e.min(at)));
+            }
+        }
+        Ok(earliest)
+    }
+
+    /// Whether a claim at `now` should first sweep for expired leases: at most once per
+    /// [`LEASE_SWEEP_INTERVAL`] of clock time per queue handle.
+    fn sweep_due(&self, now: Timestamp) -> bool {
+        let last = self.inner.last_reclaim.load(Ordering::Relaxed);
+        let due = now.as_millis().saturating_sub(last) >= duration_millis(LEASE_SWEEP_INTERVAL);
+        if due {
+            self.inner
+                .last_reclaim
+                .store(now.as_millis(), Ordering::Relaxed);
+        }
+        due
+    }
+}
+
+// ===== the claim transaction =====
+
+/// Checks a claim request before any transaction starts.
+fn check_claim(request: &ClaimRequest) -> Result<()> {
+    check_key("worker", &request.worker)?;
+    if request.kinds.is_empty() {
+        return Err(Error::invalid_argument("kinds", "name at least one kind"));
+    }
+    if request.lease.is_zero() || request.kind_leases.values().any(Duration::is_zero) {
+        return Err(Error::invalid_argument("lease", "must be longer than zero"));
+    }
+    Ok(())
+}
+
+/// The claim itself, inside a write transaction: skip kinds at their cap, take the
+/// best runnable jobs, mark them running under the worker's lease.
+fn claim_in(
+    tx: &Transaction<'_>,
+    request: &ClaimRequest,
+    kinds: &[&str],
+    specs: &HashMap<String, KindSpec>,
+    now: Timestamp,
+    changes: &mut Changes,
+) -> Result<Vec<ClaimedJob>> {
+    let mut candidates = Vec::new();
+    for kind in kinds {
+        let mut room = request.max_jobs;
+        if let Some(&cap) = request.limits.get(*kind) {
+            room = room.min(cap.saturating_sub(jobs::running_count(tx, kind)?));
+        }
+        if room > 0 {
+            candidates.extend(
+                jobs::candidates(tx, kind, now, room)?
+                    .into_iter()
+                    .map(|candidate| (candidate, *kind)),
+            );
+        }
+    }
+    candidates.sort_unstable();
+    candidates.truncate(request.max_jobs as usize);
+    let mut claimed = Vec::with_capacity(candidates.len());
+    for (candidate, kind) in candidates {
+        let lease_length = request.lease_for(kind);
+        let expires_at = now.saturating_add(lease_length);
+        let job = match jobs::mark_running(tx, candidate.id, &request.worker, expires_at, now) {
+            Ok(job) => job,
+            Err(Error::StoredJson { id, column, reason }) => {
+                // A row written by something else that cannot be read back must
+                // not block every later claim: fail it, naming why.
+                let error = sanitize_error(&format!("stored {column} is not valid JSON: {reason}"));
+                let attempt = jobs::fail_unreadable(tx, id, &error, now)?;
+                changes.push(Change {
+                    id,
+                    kind: kind.to_owned(),
+                    from: Some(JobStatus::Queued),
+                    to: JobStatus::Failed,
+                    attempt,
+                });
+                continue;
+            }
+            Err(error) => return Err(error),
+        };
+        changes.push(Change {
+            id: job.id,
+            kind: job.kind.clone(),
+            from: Some(JobStatus::Queued),
+            to: JobStatus::Running,
+            attempt: job.attempts,
+        });
+        let fence = Fence {
+            id: job.id,
+            worker: &request.worker,
+            attempt: job.attempts,
+        };
+        let payload_schema = specs.get(&job.kind).and_then(|spec| spec.payload.as_ref());
+        if let Some(Err(reason)) = payload_schema.map(|schema| schema.check(&job.payload)) {
+            let error = sanitize_error(&format!("invalid payload: {reason}"));
+            jobs::exit_running(tx, &fence, &Exit::Failed { error: &error }, now)?;
+            changes.push(change(
+                &job.kind,
+                &fence,
+                JobStatus::Running,
+                JobStatus::Failed,
+            ));
+            continue;
+        }
+        let lease = Lease {
+            job_id: job.id,
+            kind: job.kind.clone(),
+            worker: request.worker.clone(),
+            attempt: job.attempts,
+            expires_at,
+            length_ms: lease_length.as_millis() as u64,
+        };
+        claimed.push(ClaimedJob { job, lease });
+    }
+    Ok(claimed)
+}

@@ -1,0 +1,397 @@
+//! Adding jobs: options, checks (kind, key, payload schema, depth and size), and the
+//! insert that honours dedupe keys.
+//!
+//! [`enqueue_in`] is the one way in for code that writes jobs together with rows of
+//! its own in one transaction (the scheduler); [`Queue::enqueue_batch`] checks and
+//! serialises before taking the write lock, then inserts.
+
+use std::time::Duration;
+
+use rusqlite::Transaction;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::Queue;
+use crate::clock::Timestamp;
+use crate::db::{Changes, Db};
+use crate::error::{Error, Result};
+use crate::model::{Actor, JobId, JobStatus, Priority};
+use crate::store::jobs::{self, Change, NewRow};
+
+/// The longest kind name, in bytes.
+pub const MAX_KIND_BYTES: usize = 128;
+/// The longest dedupe key or worker id, in bytes.
+pub const MAX_KEY_BYTES: usize = 512;
+
+/// How to enqueue a job. Every field has a default.
+///
+/// ```
+/// use std::time::Duration;
+/// use tauri_plugin_jobs::queue::{Actor, EnqueueOptions, Priority};
+///
+/// let options = EnqueueOptions::new()
+///     .priority(Priority::USER)
+///     .dedupe_key("refresh:inbox")
+///     .delay(Duration::from_secs(30))
+///     .actor(Actor::User);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct EnqueueOptions {
+    /// Priority; [`Priority::INGEST`] by default.
+    pub priority: Priority,
+    /// While a job of the same kind with this key is queued or running, enqueueing
+    /// again returns that job instead of adding one.
+    pub dedupe_key: Option<String>,
+    /// When it may run; now by default.
+    pub run_at: Option<Timestamp>,
+    /// Delay from now; ignored when `run_at` is set.
+    pub delay: Option<Duration>,
+    /// Attempts allowed; the kind's default, else the queue's.
+    pub max_attempts: Option<u32>,
+    /// The job this one is a piece of.
+    pub parent: Option<JobId>,
+    /// Who asked; [`Actor::System`] by default.
+    pub actor: Actor,
+}
+
+impl EnqueueOptions {
+    /// The defaults.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the priority.
+    #[must_use]
+    pub fn priority(mut self, priority: Priority) -> Self {
+        self.priority = priority;
+        self
+    }
+
+    /// Sets the dedupe key.
+    #[must_use]
+    pub fn dedupe_key(mut self, key: impl Into<String>) -> Self {
+        self.dedupe_key = Some(key.into());
+        self
+    }
+
+    /// Runs no earlier than `at`.
+    #[must_use]
+    pub fn run_at(mut self, at: Timestamp) -> Self {
+        self.run_at = Some(at);
+        self
+    }
+
+    /// Runs no earlier than `delay` from now.
+    #[must_use]
+    pub fn delay(mut self, delay: Duration) -> Self {
+        self.delay = Some(delay);
+        self
+    }
+
+    /// Sets the number of attempts allowed.
+    #[must_use]
+    pub fn max_attempts(mut self, attempts: u32) -> Self {
+        self.max_attempts = Some(attempts);
+        self
+    }
+
+    /// Sets the parent job.
+    #[must_use]
+    pub fn parent(mut self, parent: JobId) -> Self {
+        self.parent = Some(parent);
+        self
+    }
+
+    /// Sets who asked.
+    #[must_use]
+    pub fn actor(mut self, actor: Actor) -> Self {
+        self.actor = actor;
+        self
+    }
+}
+
+/// One job of a batch for [`Queue::enqueue_batch`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewJob {
+    /// Picks the handler; 1 to [`MAX_KIND_BYTES`] bytes.
+    pub kind: String,
+    /// The handler's input, checked against the kind's schema when one is registered.
+    pub payload: Value,
+    /// Priority, delay, dedupe key and the rest; all defaulted.
+    pub options: EnqueueOptions,
+}
+
+impl NewJob {
+    /// A job of `kind` with `payload` and default options.
+    #[must_use]
+    pub fn new(kind: impl Into<String>, payload: Value) -> Self {
+        NewJob {
+            kind: kind.into(),
+            payload,
+            options: EnqueueOptions::default(),
+        }
+    }
+
+    /// Sets the options.
+    #[must_use]
+    pub fn options(mut self, options: EnqueueOptions) -> Self {
+        self.options = options;
+        self
+    }
+}
+
+/// What an enqueue did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct Enqueued {
+    /// The new job, or the existing one holding the dedupe key.
+    pub id: JobId,
+    /// `false` when a job with the same dedupe key was already queued or running and
+    /// nothing was added.
+    pub created: bool,
+}
+
+// ===== impl Queue =====
+
+impl Queue {
+    /// Enqueues one job. With a dedupe key that a queued or running job of the same
+    /// kind holds, nothing is added and that job's id comes back with `created: false`.
+    ///
+    /// ```
+    /// # use tauri_plugin_jobs::queue::{EnqueueOptions, Queue, QueueOptions};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let queue = Queue::open(dir.path().join("raw.db"), QueueOptions::new())?;
+    /// let first = queue.enqueue("sync", &"inbox", EnqueueOptions::new().dedupe_key("inbox"))?;
+    /// let again = queue.enqueue("sync", &"inbox", EnqueueOptions::new().dedupe_key("inbox"))?;
+    /// assert_eq!(first.id, again.id);
+    /// assert!(first.created && !again.created);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn enqueue<P: Serialize + ?Sized>(
+        &self,
+        kind: &str,
+        payload: &P,
+        options: EnqueueOptions,
+    ) -> Result<Enqueued> {
+        let payload = serde_json::to_value(payload).map_err(|error| Error::InvalidPayload {
+            kind: kind.to_owned(),
+            reason: error.to_string(),
+        })?;
+        let mut done = self.enqueue_batch([NewJob {
+            kind: kind.to_owned(),
+            payload,
+            options,
+        }])?;
+        Ok(done.remove(0))
+    }
+
+    /// Enqueues several jobs in one transaction: all of them or, on any error, none.
+    /// Results come back in input order.
+    pub fn enqueue_batch(&self, jobs: impl IntoIterator<Item = NewJob>) -> Result<Vec<Enqueued>> {
+        let db = self.db();
+        let now = db.now();
+        let prepared = prepare(db, jobs, now)?;
+        db.write(now, |tx, changes| {
+            prepared
+                .iter()
+                .map(|job| insert(tx, job, now, changes))
+                .collect()
+        })
+    }
+}
+
+// ===== checks and inserts =====
+
+/// Checks `job` and inserts it in `tx` (unless its dedupe key is taken), as
+/// [`Queue::enqueue`] would: for writers that add a job in a transaction of their own.
+pub(crate) fn enqueue_in(
+    db: &Db,
+    tx: &Transaction<'_>,
+    job: NewJob,
+    now: Timestamp,
+    changes: &mut Changes,
+) -> Result<Enqueued> {
+    let prepared = prepare(db, [job], now)?;
+    insert(tx, &prepared[0], now, changes)
+}
+
+/// Checks and serialises new jobs before any transaction starts.
+/// Checks `job` as [`Queue::enqueue`] would, without writing anything.
+pub(crate) fn check_new(db: &Db, job: NewJob, now: Timestamp) -> Result<()> {
+    prepare(db, [job], now).map(drop)
+}
+
+/// Checks and serialises new jobs before any transaction starts.
+pub(crate) fn prepare(
+    db: &Db,
+    jobs: impl IntoIterator<Item = NewJob>,
+    now: Timestamp,
+) -> Result<Vec<PreparedJob>> {
+    let options = db.kinds();
+    let kinds = options.specs();
+    jobs.into_iter()
+        .map(|job| {
+            check_kind(&job.kind)?;
+            let spec = kinds.get(&job.kind);
+            if let Some(schema) = spec.and_then(|spec| spec.payload.as_ref()) {
+                schema
+                    .check(&job.payload)
+                    .map_err(|reason| Error::InvalidPayload {
+                        kind: job.kind.clone(),
+                        reason,
+                    })?;
+            }
+            if let Some(reason) = too_deep(&job.payload) {
+                return Err(Error::InvalidPayload {
+                    kind: job.kind,
+                    reason,
+                });
+            }
+            let payload = job.payload.to_string();
+            if payload.len() > options.max_payload_bytes {
+                return Err(Error::InvalidPayload {
+                    kind: job.kind,
+                    reason: format!(
+                        "{} bytes of JSON, more than the limit of {}",
+                        payload.len(),
+                        options.max_payload_bytes
+                    ),
+                });
+            }
+            if let Some(key) = &job.options.dedupe_key {
+                check_key("dedupe_key", key)?;
+            }
+            let max_attempts = job
+                .options
+                .max_attempts
+                .or_else(|| spec.and_then(|spec| spec.max_attempts))
+                .unwrap_or(options.max_attempts);
+            if max_attempts == 0 {
+                return Err(Error::invalid_argument(
+                    "max_attempts",
+                    "must be at least 1",
+                ));
+            }
+            let run_at = match (job.options.run_at, job.options.delay) {
+                (Some(at), _) => at,
+                (None, Some(delay)) => now.saturating_add(delay),
+                (None, None) => now,
+            };
+            Ok(PreparedJob {
+                kind: job.kind,
+                payload,
+                priority: job.options.priority,
+                run_at,
+                max_attempts,
+                dedupe_key: job.options.dedupe_key,
+                parent: job.options.parent,
+                actor: job.options.actor,
+            })
+        })
+        .collect()
+}
+
+/// Inserts a checked job in `tx`, unless its dedupe key is taken.
+pub(crate) fn insert(
+    tx: &Transaction<'_>,
+    job: &PreparedJob,
+    now: Timestamp,
+    changes: &mut Changes,
+) -> Result<Enqueued> {
+    if let Some(parent) = job.parent {
+        if jobs::get(tx, parent)?.is_none() {
+            return Err(Error::JobNotFound(parent));
+        }
+    }
+    let (id, created) = jobs::insert(
+        tx,
+        &NewRow {
+            kind: &job.kind,
+            payload: &job.payload,
+            priority: job.priority,
+            run_at: job.run_at,
+            max_attempts: job.max_attempts,
+            dedupe_key: job.dedupe_key.as_deref(),
+            parent: job.parent,
+            actor: job.actor,
+            now,
+        },
+    )?;
+    if created {
+        changes.push(Change {
+            id,
+            kind: job.kind.clone(),
+            from: None,
+            to: JobStatus::Queued,
+            attempt: 0,
+        });
+    }
+    Ok(Enqueued { id, created })
+}
+
+/// A new job, checked and serialised.
+pub(crate) struct PreparedJob {
+    kind: String,
+    payload: String,
+    priority: Priority,
+    run_at: Timestamp,
+    max_attempts: u32,
+    dedupe_key: Option<String>,
+    parent: Option<JobId>,
+    actor: Actor,
+}
+
+/// The deepest nesting a payload or result may have. Deeper JSON could be stored but
+/// not read back (the parser stops at 128 levels), which would make the job a poison
+/// pill for every claim.
+pub const MAX_JSON_DEPTH: usize = 64;
+
+/// Why `value` nests too deeply, if it does.
+pub(crate) fn too_deep(value: &Value) -> Option<String> {
+    let mut stack = vec![(value, 1usize)];
+    while let Some((value, depth)) = stack.pop() {
+        if depth > MAX_JSON_DEPTH {
+            return Some(format!("JSON nested deeper than {MAX_JSON_DEPTH} levels"));
+        }
+        match value {
+            Value::Array(items) => stack.extend(items.iter().map(|item| (item, depth + 1))),
+            Value::Object(fields) => stack.extend(fields.values().map(|item| (item, depth + 1))),
+            _ => {}
+        }
+    }
+    None
+}
+
+pub(crate) fn check_kind(kind: &str) -> Result<()> {
+    if kind.is_empty() {
+        return Err(Error::invalid_argument("kind", "must not be empty"));
+    }
+    if kind.len() > MAX_KIND_BYTES {
+        return Err(Error::invalid_argument(
+            "kind",
+            format!(
+                "{} bytes, more than the limit of {MAX_KIND_BYTES}",
+                kind.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+pub(crate) fn check_key(name: &'static str, key: &str) -> Result<()> {
+    if key.is_empty() {
+        return Err(Error::invalid_argument(name, "must not be empty"));
+    }
+    if key.len() > MAX_KEY_BYTES {
+        return Err(Error::invalid_argument(
+            name,
+            format!(
+                "{} bytes, more than the limit of {MAX_KEY_BYTES}",
+                key.len()
+            ),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,328 @@
+//! While a job runs and when it ends: the lease that fences every write, heartbeats,
+//! and the outcomes (success with a result checked against its schema, failure with a
+//! backoff, cancellation, release at shutdown).
+
+use std::time::Duration;
+
+use rusqlite::Transaction;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::enqueue::too_deep;
+use super::Queue;
+use crate::clock::Timestamp;
+use crate::db::{Changes, Db};
+use crate::error::{Error, Result};
+use crate::kinds::KindSpec;
+use crate::model::{sanitize_error, JobId, JobStatus};
+use crate::store::jobs::{self, Change, Exit, Fence};
+
+/// Proof that a worker holds a job: every later write is fenced by it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct Lease {
+    /// The job held; with `worker` and `attempt`, what fences every write.
+    pub job_id: JobId,
+    /// The job's kind as it was claimed, for the holder's convenience.
+    pub kind: String,
+    /// The worker's id: `runner-<pid>-<n>` for the app's runner, `agent:<name>` for
+    /// agents.
+    pub worker: String,
+    /// The attempt this lease is for.
+    pub attempt: u32,
+    /// When it runs out unless renewed.
+    pub expires_at: Timestamp,
+    /// How long each renewal extends it, in milliseconds.
+    pub length_ms: u64,
+}
+
+impl Lease {
+    /// How long each renewal extends it.
+    #[must_use]
+    pub fn length(&self) -> Duration {
+        Duration::from_millis(self.length_ms)
+    }
+}
+
+/// What a heartbeat learned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+#[must_use]
+pub struct Heartbeat {
+    /// When the renewed lease runs out unless renewed again.
+    pub expires_at: Timestamp,
+    /// Whether someone asked to cancel the job: stop and report it cancelled.
+    pub cancel_requested: bool,
+}
+
+/// How an attempt went wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobFailure {
+    /// What happened. Redacted and cut to 500 characters before it is stored.
+    pub message: String,
+    /// Fail the job now instead of retrying.
+    pub permanent: bool,
+}
+
+impl JobFailure {
+    /// A failure that is retried while attempts remain.
+    #[must_use]
+    pub fn retryable(message: impl Into<String>) -> Self {
+        JobFailure {
+            message: message.into(),
+            permanent: false,
+        }
+    }
+
+    /// A failure that fails the job at once.
+    #[must_use]
+    pub fn permanent(message: impl Into<String>) -> Self {
+        JobFailure {
+            message: message.into(),
+            permanent: true,
+        }
+    }
+}
+
+/// How an attempt ended, for [`Queue::finish`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// The handler returned; its result, if any, is checked and stored.
+    Succeeded(Option<Value>),
+    /// The handler failed.
+    Failed(JobFailure),
+    /// The handler stopped because cancellation was asked for.
+    Cancelled,
+    /// The worker gives the job back without counting the attempt (shutdown).
+    Released,
+}
+
+/// Where a job went after [`Queue::finish`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Finished {
+    /// Succeeded.
+    Succeeded,
+    /// Failed for good.
+    Failed,
+    /// Failed this attempt; queued again for `at`.
+    Retrying {
+        /// When it runs again.
+        at: Timestamp,
+    },
+    /// Cancelled.
+    Cancelled,
+    /// Queued again, attempt not counted.
+    Released,
+}
+
+// ===== impl Queue =====
+
+impl Queue {
+    /// Renews a lease for another lease length from now. Fails with
+    /// [`Error::LostLease`] when the worker no longer holds it; then the worker must
+    /// stop and write nothing.
+    pub fn heartbeat(&self, lease: &Lease) -> Result<Heartbeat> {
+        let db = self.db();
+        let now = db.now();
+        let expires_at = now.saturating_add(lease.length());
+        let renewed = db
+            .store()
+            .write(|tx| jobs::renew(tx, &fence_of(lease), expires_at, now))?;
+        match renewed {
+            Some(cancel_requested) => Ok(Heartbeat {
+                expires_at,
+                cancel_requested,
+            }),
+            None => Err(lost(lease)),
+        }
+    }
+
+    /// Records a success. The result is checked against the kind's result schema
+    /// first; one that does not fit fails the attempt (retried while attempts remain)
+    /// and comes back as [`Error::InvalidResult`].
+    pub fn complete(&self, lease: &Lease, result: Option<Value>) -> Result<Finished> {
+        self.finish(lease, Outcome::Succeeded(result))
+    }
+
+    /// Records a failed attempt: retried after a backoff while attempts remain, failed
+    /// for good otherwise or when the failure is permanent.
+    pub fn fail(&self, lease: &Lease, failure: JobFailure) -> Result<Finished> {
+        self.finish(lease, Outcome::Failed(failure))
+    }
+
+    /// Ends an attempt, fenced by the lease.
+    pub fn finish(&self, lease: &Lease, outcome: Outcome) -> Result<Finished> {
+        let mut results = self.finish_batch(vec![(lease.clone(), outcome)])?;
+        results.remove(0)
+    }
+
+    /// Ends several attempts in one transaction. Each gets its own result (a lost
+    /// lease or an invalid result fails only its own entry); the outer error is for
+    /// the database itself.
+    pub fn finish_batch(&self, batch: Vec<(Lease, Outcome)>) -> Result<Vec<Result<Finished>>> {
+        Ok(self.finish_and_claim(batch, None)?.0)
+    }
+}
+
+// ===== inside the transaction =====
+
+pub(super) fn finish_one(
+    db: &Db,
+    tx: &Transaction<'_>,
+    lease: &Lease,
+    outcome: &Outcome,
+    spec: Option<&KindSpec>,
+    now: Timestamp,
+    changes: &mut Changes,
+) -> Result<Result<Finished>> {
+    let fence = fence_of(lease);
+    let (exit, finished, to) = match outcome {
+        Outcome::Succeeded(result) => {
+            let text = match check_result(db, lease, result.as_ref(), spec) {
+                Ok(text) => text,
+                Err(invalid) => {
+                    let failure = JobFailure::retryable(invalid.to_string());
+                    return Ok(fail_attempt(
+                        db,
+                        tx,
+                        &fence,
+                        &lease.kind,
+                        &failure,
+                        spec,
+                        now,
+                        changes,
+                    )?
+                    .and(Err(invalid)));
+                }
+            };
+            let exit = Exit::Succeeded {
+                result: text.as_deref(),
+            };
+            if !jobs::exit_running(tx, &fence, &exit, now)? {
+                return Ok(Err(lost(lease)));
+            }
+            changes.push(change(
+                &lease.kind,
+                &fence,
+                JobStatus::Running,
+                JobStatus::Succeeded,
+            ));
+            return Ok(Ok(Finished::Succeeded));
+        }
+        Outcome::Failed(failure) => {
+            return fail_attempt(db, tx, &fence, &lease.kind, failure, spec, now, changes);
+        }
+        Outcome::Cancelled => (Exit::Cancelled, Finished::Cancelled, JobStatus::Cancelled),
+        Outcome::Released => (Exit::Released, Finished::Released, JobStatus::Queued),
+    };
+    if !jobs::exit_running(tx, &fence, &exit, now)? {
+        return Ok(Err(lost(lease)));
+    }
+    let mut event = change(&lease.kind, &fence, JobStatus::Running, to);
+    if matches!(exit, Exit::Released) {
+        event.attempt = event.attempt.saturating_sub(1);
+    }
+    changes.push(event);
+    Ok(Ok(finished))
+}
+
+/// Serialises a result after checking it against the kind's schema and the size
+/// limit.
+fn check_result(
+    db: &Db,
+    lease: &Lease,
+    result: Option<&Value>,
+    spec: Option<&KindSpec>,
+) -> Result<Option<String>> {
+    let invalid = |reason: String| Error::InvalidResult {
+        id: lease.job_id,
+        kind: lease.kind.clone(),
+        reason,
+    };
+    if let Some(schema) = spec.and_then(|spec| spec.result.as_ref()) {
+        schema
+            .check(result.unwrap_or(&Value::Null))
+            .map_err(invalid)?;
+    }
+    if let Some(reason) = result.and_then(too_deep) {
+        return Err(invalid(reason));
+    }
+    let text = result.map(Value::to_string);
+    let limit = db.kinds().max_payload_bytes;
+    if let Some(len) = text.as_ref().map(String::len).filter(|&len| len > limit) {
+        return Err(invalid(format!(
+            "{len} bytes of JSON, more than the limit of {limit}"
+        )));
+    }
+    Ok(text)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn fail_attempt(
+    db: &Db,
+    tx: &Transaction<'_>,
+    fence: &Fence<'_>,
+    kind: &str,
+    failure: &JobFailure,
+    spec: Option<&KindSpec>,
+    now: Timestamp,
+    changes: &mut Changes,
+) -> Result<Result<Finished>> {
+    let Some(attempt) = jobs::fenced(tx, fence)? else {
+        return Ok(Err(Error::LostLease {
+            id: fence.id,
+            worker: fence.worker.to_owned(),
+            attempt: fence.attempt,
+        }));
+    };
+    let error = sanitize_error(&failure.message);
+    let (exit, finished, to) = if attempt.cancel_requested {
+        (Exit::Cancelled, Finished::Cancelled, JobStatus::Cancelled)
+    } else if failure.permanent || fence.attempt >= attempt.max_attempts {
+        (
+            Exit::Failed { error: &error },
+            Finished::Failed,
+            JobStatus::Failed,
+        )
+    } else {
+        let policy = spec.and_then(|spec| spec.retry).unwrap_or(db.kinds().retry);
+        let delay = policy.delay_for(fence.attempt, db.random());
+        let at = now.saturating_add(delay);
+        (
+            Exit::Retry { error: &error, at },
+            Finished::Retrying { at },
+            JobStatus::Queued,
+        )
+    };
+    jobs::exit_running(tx, fence, &exit, now)?;
+    changes.push(change(kind, fence, JobStatus::Running, to));
+    Ok(Ok(finished))
+}
+
+fn fence_of(lease: &Lease) -> Fence<'_> {
+    Fence {
+        id: lease.job_id,
+        worker: &lease.worker,
+        attempt: lease.attempt,
+    }
+}
+
+fn lost(lease: &Lease) -> Error {
+    Error::LostLease {
+        id: lease.job_id,
+        worker: lease.worker.clone(),
+        attempt: lease.attempt,
+    }
+}
+
+pub(super) fn change(kind: &str, fence: &Fence<'_>, from: JobStatus, to: JobStatus) -> Change {
+    Change {
+        id: fence.id,
+        kind: kind.to_owned(),
+        from: Some(from),
+        to,
+        attempt: fence.attempt,
+    }
+}

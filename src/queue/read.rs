@@ -1,0 +1,50 @@
+//! Reading jobs (one, a page, counts) and deleting finished ones past retention.
+
+use std::time::Duration;
+
+use super::Queue;
+use crate::error::{Error, Result};
+use crate::model::{Job, JobFilter, JobId, KindCount};
+use crate::store::jobs;
+
+/// How many jobs [`Queue::prune`] reads (and at most deletes) per transaction.
+const PRUNE_BATCH: u32 = 2_000;
+
+impl Queue {
+    /// One job.
+    pub fn get(&self, id: JobId) -> Result<Option<Job>> {
+        jobs::get(self.db().store().conn(), id)
+    }
+
+    /// A page of jobs, newest first.
+    pub fn list(&self, filter: &JobFilter) -> Result<Vec<Job>> {
+        let limit = filter.limit.unwrap_or(50);
+        if limit == 0 || limit > 1000 {
+            return Err(Error::invalid_argument("limit", "must be from 1 to 1000"));
+        }
+        jobs::list(self.db().store().conn(), filter, limit)
+    }
+
+    /// How many jobs there are of each kind in each status.
+    pub fn counts(&self) -> Result<Vec<KindCount>> {
+        jobs::counts(self.db().store().conn())
+    }
+
+    /// Deletes finished jobs that finished more than `older_than` ago, a batch per
+    /// transaction so other writers are not held up. Returns how many.
+    pub fn prune(&self, older_than: Duration) -> Result<u64> {
+        let db = self.db();
+        let before = db.now().saturating_sub(older_than);
+        let (mut total, mut after) = (0, 0);
+        loop {
+            let (deleted, next) = db
+                .store()
+                .write(|tx| jobs::prune(tx, before, after, PRUNE_BATCH))?;
+            total += deleted;
+            match next {
+                Some(next) => after = next,
+                None => return Ok(total),
+            }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! Starting a claimed job's handler: its closure and first poll on the runner's
+//! thread, inside the runtime's context, then a task only if it has to wait; and
+//! interrupting a running handler from outside.
+
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::task::Poll;
+
+use tokio::runtime::Handle;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+use super::handler::HandlerFuture;
+use super::{Inner, Interrupt, JobContext, JobError, Runner, RunningJob, Signal};
+use crate::locks::lock;
+use crate::model::JobId;
+use crate::panics::{panic_message, CatchUnwind};
+use crate::queue::{ClaimedJob, JobFailure, Lease, Outcome};
+
+impl Runner {
+    /// Stops a running handler for `why`; its task then reports the outcome.
+    pub(super) fn interrupt(&self, id: JobId, why: Interrupt) {
+        if let Some(job) = lock(&self.inner.running).get_mut(&id) {
+            job.token.cancel();
+            if let Some(interrupt) = job.interrupt.take() {
+                let _ = interrupt.send(why);
+            }
+        }
+    }
+
+    /// Spawns the handler of a claimed job as one task that also catches its panic
+    /// and listens for interrupts.
+    pub(super) fn launch(&self, runtime: &Handle, claimed: ClaimedJob) {
+        let ClaimedJob { job, lease } = claimed;
+        let Some(handler) = self.inner.handlers.get(&job.kind) else {
+            // A claim names only our kinds; never panic over it all the same.
+            tracing::error!(kind = %job.kind, "claimed a job with no handler");
+            return;
+        };
+        let token = CancellationToken::new();
+        let (interrupt_tx, interrupt_rx) = oneshot::channel();
+        let ctx = JobContext::new(
+            job.id,
+            job.kind.clone(),
+            lease.attempt,
+            job.parent,
+            job.actor,
+            token.clone(),
+        );
+        lock(&self.inner.running).insert(
+            job.id,
+            RunningJob {
+                lease: lease.clone(),
+                renewed_at: self.now(),
+                token,
+                interrupt: Some(interrupt_tx),
+            },
+        );
+        // The handler's closure and its future's first poll run here, on this thread,
+        // inside the runtime's context (a closure may call `tokio::spawn` before
+        // returning its future). A panic in either is a failed attempt, never the end
+        // of this thread.
+        let _context = runtime.enter();
+        let made = std::panic::catch_unwind(AssertUnwindSafe(|| (handler.run)(job.payload, ctx)));
+        let future: HandlerFuture = match made {
+            Ok(future) => future,
+            Err(panic) => {
+                let message = format!("handler panicked: {}", panic_message(&*panic));
+                Box::pin(std::future::ready(Err(JobError::retryable(message))))
+            }
+        };
+        let work = CatchUnwind(future);
+        let mut task: Pin<Box<dyn Future<Output = Option<Outcome>> + Send>> = Box::pin(
+            async move {
+                tokio::select! {
+                    joined = work => Some(match joined {
+                        Ok(Ok(result)) => Outcome::Succeeded(result),
+                        Ok(Err(JobError::Permanent(message))) => Outcome::Failed(JobFailure::permanent(message)),
+                        Ok(Err(JobError::Retryable(message))) => Outcome::Failed(JobFailure::retryable(message)),
+                        Err(panic) => Outcome::Failed(JobFailure::retryable(format!("handler panicked: {panic}"))),
+                    }),
+                    why = interrupt_rx => match why {
+                        Ok(Interrupt::Cancel) => Some(Outcome::Cancelled),
+                        Ok(Interrupt::Release) => Some(Outcome::Released),
+                        Ok(Interrupt::LostLease) | Err(_) => None,
+                    },
+                }
+            },
+        );
+        // The first poll: a handler that finishes without waiting costs no thread
+        // hand-off at all, which is most of a short job's cost. One that waits is
+        // handed to the runtime as it stands; the runtime polls it again at once, so
+        // no wake-up is lost to this poll's no-op waker.
+        let first = task
+            .as_mut()
+            .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()));
+        let inner = self.inner.clone();
+        match first {
+            Poll::Ready(outcome) => inner.done(lease, outcome),
+            Poll::Pending => {
+                runtime.spawn(async move {
+                    let outcome = task.await;
+                    inner.done(lease, outcome);
+                });
+            }
+        }
+    }
+}
+
+impl Inner {
+    /// Hands a handler's outcome to whoever writes it: the thread, or drain/stop. A
+    /// closed inbox means the runner is gone and the lease will simply run out.
+    fn done(&self, lease: Lease, outcome: Option<Outcome>) {
+        let _ = self.signals.send(Signal::Done(lease, outcome));
+        self.done_ready.notify_one();
+    }
+}

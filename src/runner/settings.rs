@@ -1,0 +1,70 @@
+//! How a runner behaves ([`RunnerSettings`], filled from `config.toml`) and what
+//! [`drain`](super::Runner::drain) reports ([`Ran`]).
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use crate::config::JobsConfig;
+use crate::model::JobId;
+use crate::queue::Finished;
+
+/// How the runner behaves; `config.toml`'s `[jobs]` section fills it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct RunnerSettings {
+    /// Jobs run at once.
+    pub workers: u32,
+    /// Lease length for kinds that name none.
+    pub lease: Duration,
+    /// How often to look for jobs written by other processes.
+    pub poll_interval: Duration,
+    /// Finished jobs older than this are deleted; `None` keeps them.
+    pub retention: Option<Duration>,
+    /// Caps per kind that win over the handlers' defaults.
+    pub kind_limits: HashMap<String, u32>,
+    /// This runner's worker id, fencing its leases; unique per process by default.
+    pub worker_id: String,
+}
+
+impl Default for RunnerSettings {
+    fn default() -> Self {
+        RunnerSettings {
+            workers: 4,
+            lease: Duration::from_secs(30),
+            poll_interval: Duration::from_secs(1),
+            retention: Some(Duration::from_secs(7 * 86_400)),
+            kind_limits: HashMap::new(),
+            worker_id: format!("runner-{}-{}", std::process::id(), rand::random::<u32>()),
+        }
+    }
+}
+
+impl RunnerSettings {
+    /// Defaults overridden by what `config.toml` sets.
+    #[must_use]
+    pub fn from_config(config: &JobsConfig) -> Self {
+        let defaults = RunnerSettings::default();
+        RunnerSettings {
+            workers: config.workers.unwrap_or(defaults.workers),
+            lease: config.lease.unwrap_or(defaults.lease),
+            poll_interval: config.poll_interval.unwrap_or(defaults.poll_interval),
+            retention: config.retention.or(defaults.retention),
+            kind_limits: config.kind_limits.clone(),
+            worker_id: defaults.worker_id,
+        }
+    }
+}
+
+/// How one job's attempt ended, as [`drain`](Runner::drain) reports it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Ran {
+    /// The job whose attempt ended.
+    pub id: JobId,
+    /// Its kind.
+    pub kind: String,
+    /// Which attempt, from 1.
+    pub attempt: u32,
+    /// Where the job went; `Err` holds why nothing (or not that) was written.
+    pub finished: std::result::Result<Finished, String>,
+}

@@ -1,0 +1,148 @@
+//! The runner's own thread: the loop that writes outcomes, keeps leases and claims in
+//! rounds, sleeping between them until something can change; and the graceful stop.
+
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
+use std::time::Duration;
+
+use tokio::runtime::Handle;
+
+use super::{Interrupt, Runner, Signal};
+use crate::error::Result;
+use crate::locks::lock;
+use crate::model::JobId;
+use crate::queue::{Lease, Outcome};
+
+impl Runner {
+    /// Starts the runner's thread; handlers run on the current tokio runtime.
+    /// Calling it again, or after [`stop`](Runner::stop), does nothing.
+    ///
+    /// # Panics
+    ///
+    /// Outside a tokio runtime.
+    pub fn start(&self) {
+        let mut thread = lock(&self.inner.thread);
+        if thread.is_some() || self.inner.stopping.is_cancelled() {
+            return;
+        }
+        *lock(&self.inner.runtime) = Some(Handle::current());
+        let runner = self.clone();
+        let spawned = std::thread::Builder::new()
+            .name("jobs-runner".into())
+            .spawn(move || runner.run_loop());
+        match spawned {
+            Ok(handle) => *thread = Some(handle),
+            Err(error) => tracing::error!(%error, "could not start the runner thread"),
+        }
+    }
+
+    pub(super) fn run_loop(&self) {
+        let mut batch = Vec::new();
+        loop {
+            let saturated = match self.round(std::mem::take(&mut batch)) {
+                Ok(saturated) => saturated,
+                Err(error) => {
+                    tracing::warn!(%error, "runner round failed; trying again after the poll interval");
+                    false
+                }
+            };
+            let inbox = lock(&self.inner.inbox);
+            // Work already waiting (often a handler that finished during its first
+            // poll) needs no wait, nor the query that works out how long to wait.
+            let first = match inbox.try_recv() {
+                Ok(signal) => signal,
+                Err(TryRecvError::Disconnected) => return,
+                Err(TryRecvError::Empty) => match inbox.recv_timeout(self.next_wait(saturated)) {
+                    Ok(signal) => signal,
+                    Err(RecvTimeoutError::Timeout) => continue,
+                    Err(RecvTimeoutError::Disconnected) => return,
+                },
+            };
+            // Take everything that is waiting: several outcomes make one transaction.
+            let mut stop = false;
+            for signal in std::iter::once(first).chain(inbox.try_iter()) {
+                stop |= self.sort(signal, &mut batch);
+            }
+            if stop {
+                drop(inbox);
+                if let Err(error) = self.settle(batch, false) {
+                    tracing::warn!(%error, "could not record finished jobs at stop");
+                }
+                return;
+            }
+        }
+    }
+
+    /// Acts on one signal from the inbox: an outcome joins `batch`, a cancel interrupts
+    /// its handler at once, a wake-up is taken. Returns whether it asks to stop.
+    pub(super) fn sort(&self, signal: Signal, batch: &mut Vec<(Lease, Option<Outcome>)>) -> bool {
+        match signal {
+            Signal::Done(lease, outcome) => batch.push((lease, outcome)),
+            // Release: pairs with the subscriber's swap (see `Runner::new`).
+            Signal::Wake => self.inner.wake_pending.store(false, Ordering::Release),
+            Signal::Cancel(id) => self.interrupt(id, Interrupt::Cancel),
+            Signal::Stop => return true,
+        }
+        false
+    }
+
+    /// One round of the loop: lease upkeep, then the finished attempts written and
+    /// the freed slots refilled in one transaction. Returns whether every slot is busy.
+    fn round(&self, batch: Vec<(Lease, Option<Outcome>)>) -> Result<bool> {
+        self.maintain()?;
+        self.settle(batch, true)?;
+        Ok(self.running() >= self.inner.settings.workers as usize)
+    }
+
+    /// How long the thread may sleep: until the poll interval, the next lease
+    /// renewal, or (when a slot is free) the next queued job's run time.
+    fn next_wait(&self, saturated: bool) -> Duration {
+        let now = self.now();
+        let mut wait = self.inner.settings.poll_interval;
+        for job in lock(&self.inner.running).values() {
+            let renew_at = job.renewed_at.saturating_add(job.lease.length() / 3);
+            wait = wait.min(renew_at.duration_since(now));
+        }
+        if !saturated {
+            if let Ok(Some(at)) = self.inner.queue.next_run_at(&self.inner.kinds) {
+                wait = wait.min(at.duration_since(now));
+            }
+        }
+        // Never spin: a job due "now" that a cap keeps back is retried shortly.
+        wait.max(Duration::from_millis(1))
+    }
+
+    /// Stops claiming, lets running handlers finish for `grace`, then interrupts the
+    /// rest and gives their jobs back without counting the attempt.
+    pub async fn stop(&self, grace: Duration) -> Result<()> {
+        self.inner.stopping.cancel();
+        let thread = lock(&self.inner.thread).take();
+        if let Some(thread) = thread {
+            let _ = self.inner.signals.send(Signal::Stop);
+            // Joining a thread blocks; it ends within one round.
+            let _ = tokio::task::spawn_blocking(move || thread.join()).await;
+        }
+        let deadline = tokio::time::Instant::now() + grace;
+        loop {
+            let done = self.inner.done_ready.notified();
+            self.finish_pending()?;
+            if self.running() == 0 {
+                return Ok(());
+            }
+            if tokio::time::timeout_at(deadline, done).await.is_err() {
+                break;
+            }
+        }
+        let ids: Vec<JobId> = lock(&self.inner.running).keys().copied().collect();
+        for id in ids {
+            self.interrupt(id, Interrupt::Release);
+        }
+        while self.running() > 0 {
+            let done = self.inner.done_ready.notified();
+            if self.finish_pending()? == 0 {
+                done.await;
+            }
+        }
+        Ok(())
+    }
+}
