@@ -19,6 +19,7 @@ const COMMANDS: &[&str] = &[
     "list_schedules",
     "disconnect_account",
     "prune_jobs",
+    "agent_enqueue",
     "agent_claim",
     "agent_heartbeat",
     "agent_complete",

@@ -34,8 +34,12 @@ export const commands = {
 	listLocalJobs: () => typedError<LocalJob[], CommandError>(__TAURI_INVOKE("plugin:jobs|list_local_jobs")),
 	/**  Syncs one target now (the user pressed Refresh). */
 	syncNow: (target: string) => typedError<SyncOutcome, CommandError>(__TAURI_INVOKE("plugin:jobs|sync_now", { target })),
-	/**  Syncs one target if an automatic trigger may (not within `min_interval`). */
-	syncIfDue: (target: string) => typedError<SyncOutcome, CommandError>(__TAURI_INVOKE("plugin:jobs|sync_if_due", { target })),
+	/**
+	 *  Syncs one target if an automatic trigger may (not within `min_interval`, not while
+	 *  backing off). `trigger` says what the page saw: `focus` by default; `networkBack`
+	 *  (the page's `online` event) retries an offline target at once.
+	 */
+	syncIfDue: (target: string, trigger: Trigger | null) => typedError<SyncOutcome, CommandError>(__TAURI_INVOKE("plugin:jobs|sync_if_due", { target, trigger })),
 	/**  State and health of every registered sync target. */
 	syncStatus: () => typedError<SyncStatus[], CommandError>(__TAURI_INVOKE("plugin:jobs|sync_status")),
 	/**
@@ -49,6 +53,11 @@ export const commands = {
 	disconnectAccount: (connector: string, account: string) => typedError<number, CommandError>(__TAURI_INVOKE("plugin:jobs|disconnect_account", { connector, account })),
 	/**  Deletes finished durable jobs older than `olderThanMs`. */
 	pruneJobs: (olderThanMs: number) => typedError<number, CommandError>(__TAURI_INVOKE("plugin:jobs|prune_jobs", { olderThanMs })),
+	/**
+	 *  Enqueues a durable job on behalf of an external agent: as [`enqueue`], with the
+	 *  actor `agent`.
+	 */
+	agentEnqueue: (kind: string, payload: Value, options: EnqueueArgs | null) => typedError<Enqueued, CommandError>(__TAURI_INVOKE("plugin:jobs|agent_enqueue", { kind, payload, options })),
 	/**
 	 *  Claims jobs for an external agent through the same protocol as the app's runner:
 	 *  caps, fencing and at-least-once hold exactly as for internal workers.
@@ -136,17 +145,23 @@ export type CommandError = {
 	message: string,
 };
 
-/**  Options of [`enqueue`]. The actor is always `user`: the webview speaks for one. */
+/**
+ *  Options of the `enqueue` command (actor `user`: the webview speaks for a person)
+ *  and of `agent_enqueue` (actor `agent`).
+ */
 export type EnqueueArgs = {
 	/**  Priority; 50 by default, 100 for work a person waits for. */
 	priority: number | null,
-	/**  Dedupe key. */
+	/**
+	 *  While a job of the same kind with this key is queued or running, enqueueing
+	 *  returns that job instead of adding one.
+	 */
 	dedupeKey: string | null,
 	/**  Delay before it may run, in milliseconds. */
 	delayMs: number | null,
-	/**  Attempts allowed. */
+	/**  Attempts allowed; the kind's default, else the queue's. */
 	maxAttempts: number | null,
-	/**  Parent job. */
+	/**  The job this one is a piece of; it must exist. */
 	parent: JobId | null,
 };
 
@@ -234,7 +249,7 @@ export type HealthStatus =
 
 /**  What a heartbeat learned. */
 export type Heartbeat = {
-	/**  The new expiry. */
+	/**  When the renewed lease runs out unless renewed again. */
 	expiresAt: Timestamp,
 	/**  Whether someone asked to cancel the job: stop and report it cancelled. */
 	cancelRequested: boolean,
@@ -286,6 +301,16 @@ export type Job = {
 	updatedAt: Timestamp,
 	/**  When it reached `succeeded`, `failed` or `cancelled`. */
 	finishedAt: Timestamp | null,
+	/**
+	 *  When the current attempt started (the last one, once finished); empty before
+	 *  the first claim. With `finished_at` or the clock, a UI shows durations.
+	 */
+	startedAt: Timestamp | null,
+	/**
+	 *  The time limit of each attempt, in milliseconds, when the job set its own;
+	 *  otherwise the handler's applies.
+	 */
+	timeoutMs: number | null,
 };
 
 /**
@@ -322,13 +347,13 @@ export type JobRef =
 
 /**  A durable job changed state. Published after the change is committed. */
 export type JobStateChanged = {
-	/**  The job. */
+	/**  The job that moved. */
 	id: JobId,
-	/**  Its kind. */
+	/**  Its kind, so listeners can filter without reading the job. */
 	kind: string,
 	/**  The state before; `None` when the job was just enqueued. */
 	from: JobStatus | null,
-	/**  The state after. */
+	/**  The state it moved to. */
 	to: JobStatus,
 	/**  Attempts started so far, this one included. */
 	attempt: number,
@@ -362,15 +387,19 @@ export type JobStatus =
  *  job ids are strings such as `"local-7"`.
  */
 export type JobsEvent = {
-	/**  The event. */
+	/**  What happened. */
 	event: Event,
-	/**  Events this stream has dropped so far because the webview fell behind. */
+	/**
+	 *  State changes this stream has dropped so far because the webview fell behind
+	 *  (progress reports replaced by newer ones are not counted). When it grows,
+	 *  reload what the page shows.
+	 */
 	dropped: number,
 };
 
 /**  How many jobs of one kind are in one status. */
 export type KindCount = {
-	/**  The job kind counted. */
+	/**  The kind counted. */
 	kind: string,
 	/**  The status counted. */
 	status: JobStatus,
@@ -380,11 +409,14 @@ export type KindCount = {
 
 /**  Proof that a worker holds a job: every later write is fenced by it. */
 export type Lease = {
-	/**  The job. */
+	/**  The job held; with `worker` and `attempt`, what fences every write. */
 	jobId: JobId,
-	/**  Its kind. */
+	/**  The job's kind as it was claimed, for the holder's convenience. */
 	kind: string,
-	/**  The worker holding it. */
+	/**
+	 *  The worker's id: `runner-<pid>-<n>` for the app's runner, `agent:<name>` for
+	 *  agents.
+	 */
 	worker: string,
 	/**  The attempt this lease is for. */
 	attempt: number,
@@ -396,11 +428,11 @@ export type Lease = {
 
 /**  A process-local job's record: kind-agnostic and safe to send to the webview. */
 export type LocalJob = {
-	/**  The id. */
+	/**  Unique in this process, counting up from `local-1`. */
 	id: LocalJobId,
-	/**  The kind. */
+	/**  What the app called the work when it spawned it. */
 	kind: string,
-	/**  Where it is. */
+	/**  Running, or how it ended. */
 	status: LocalJobStatus,
 	/**  Steps done, as last reported. */
 	done: number,
@@ -408,7 +440,7 @@ export type LocalJob = {
 	total: number | null,
 	/**  Whether cancellation was asked for. */
 	cancelRequested: boolean,
-	/**  Why it failed. */
+	/**  Why it failed (redacted), when it did. */
 	error: string | null,
 	/**  When it started. */
 	startedAt: Timestamp,
@@ -418,11 +450,11 @@ export type LocalJob = {
 
 /**  A process-local job started or ended. */
 export type LocalJobChanged = {
-	/**  The job. */
+	/**  The local job that started or ended. */
 	id: LocalJobId,
-	/**  Its kind. */
+	/**  Its kind, so listeners can filter by it. */
 	kind: string,
-	/**  Its state now. */
+	/**  `running` when it started, else how it ended. */
 	status: LocalJobStatus,
 	/**  Why it failed, when it did. */
 	error: string | null,
@@ -438,9 +470,9 @@ export type LocalJobId = string;
 
 /**  A process-local job's progress. */
 export type LocalJobProgress = {
-	/**  The job. */
+	/**  The local job reporting. */
 	id: LocalJobId,
-	/**  Its kind. */
+	/**  Its kind, so listeners can filter by it. */
 	kind: string,
 	/**  Steps done. */
 	done: number,
@@ -647,6 +679,15 @@ export type ThrottleReason =
  *  the year 287,396, so timestamps cross IPC as plain numbers.
  */
 export type Timestamp = number;
+
+/**  What started an automatic sync. */
+export type Trigger = 
+/**  A window gained focus. */
+"focus" | 
+/**  The network came back: offline targets retry at once. */
+"networkBack" | 
+/**  The machine woke from sleep. */
+"wake";
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
 

@@ -8,7 +8,9 @@ import {
   enqueue,
   onJobProgress,
   onJobState,
+  onResync,
   spawnAwaitable,
+  syncIfDue,
   syncNow,
   watchLocalJob,
   wireNetworkHint,
@@ -30,8 +32,8 @@ function backend(answer: (cmd: string, args: any) => unknown): Call[] {
   return calls;
 }
 
-function jobsEvent(event: JobsEvent["event"]): Promise<void> {
-  return emit("plugin:jobs:jobs-event", { event, dropped: 0 } satisfies JobsEvent);
+function jobsEvent(event: JobsEvent["event"], dropped = 0): Promise<void> {
+  return emit("plugin:jobs:jobs-event", { event, dropped } satisfies JobsEvent);
 }
 
 afterEach(() => clearMocks());
@@ -70,6 +72,16 @@ describe("commands", () => {
       payload: "hi",
       options: { priority: 100, dedupeKey: null, delayMs: null, maxAttempts: null, parent: null },
     });
+  });
+
+  it("syncIfDue names its trigger, focus by default", async () => {
+    const calls = backend(() => ({ outcome: "notModified" }));
+    await syncIfDue("a/b/c");
+    await syncIfDue("a/b/c", "networkBack");
+    expect(calls.map((c) => c.args)).toEqual([
+      { target: "a/b/c", trigger: "focus" },
+      { target: "a/b/c", trigger: "networkBack" },
+    ]);
   });
 
   it("cancel tells durable ids from local ones", async () => {
@@ -115,6 +127,21 @@ describe("events", () => {
     expect(percents).toEqual([50, 100]);
     expect(last.status).toBe("succeeded");
     expect(last.done).toBe(10);
+  });
+});
+
+describe("resync", () => {
+  it("onResync fires when the dropped count grows past its first value", async () => {
+    backend(() => null);
+    const resyncs: number[] = [];
+    const unlisten = await onResync((dropped) => resyncs.push(dropped));
+    const change = { type: "jobStateChanged", id: 3, kind: "echo", from: null, to: "queued", attempt: 0, at: 1 } as const;
+    await jobsEvent(change, 4);
+    await jobsEvent(change, 4);
+    await jobsEvent(change, 9);
+    await jobsEvent(change, 9);
+    unlisten();
+    expect(resyncs).toEqual([9]);
   });
 });
 

@@ -26,6 +26,7 @@ import {
   type SyncOutcome,
   type SyncProgress,
   type SyncStatus,
+  type Trigger,
 } from "./bindings";
 
 export * from "./bindings";
@@ -88,9 +89,13 @@ export async function syncNow(target: string): Promise<SyncOutcome> {
   return unwrap(await commands.syncNow(target));
 }
 
-/** Syncs a target if an automatic trigger may. */
-export async function syncIfDue(target: string): Promise<SyncOutcome> {
-  return unwrap(await commands.syncIfDue(target));
+/**
+ * Syncs a target if an automatic trigger may: not within its `minInterval`, not while
+ * it backs off. `trigger` says what the page saw (`"focus"` by default); after the
+ * browser's `online` event pass `"networkBack"`, which retries an offline target at once.
+ */
+export async function syncIfDue(target: string, trigger: Trigger = "focus"): Promise<SyncOutcome> {
+  return unwrap(await commands.syncIfDue(target, trigger));
 }
 
 /** State and health of every sync target. */
@@ -101,6 +106,22 @@ export async function syncStatus(): Promise<SyncStatus[]> {
 /** Every plugin event, with the count the webview stream has dropped so far. */
 export async function onJobsEvent(handler: (event: Event, dropped: number) => void): Promise<UnlistenFn> {
   return events.jobsEvent.listen((message) => handler(message.payload.event, message.payload.dropped));
+}
+
+/**
+ * Calls `resync` whenever the plugin reports that it dropped state changes because
+ * the page fell behind (the `dropped` count of its events grew): the page should then
+ * reload the lists it shows. The first event only sets the baseline. Progress reports
+ * replaced by newer ones are not counted as dropped.
+ */
+export async function onResync(resync: (dropped: number) => void): Promise<UnlistenFn> {
+  let seen: number | null = null;
+  return onJobsEvent((_event, dropped) => {
+    if (seen !== null && dropped > seen) {
+      resync(dropped);
+    }
+    seen = seen === null ? dropped : Math.max(seen, dropped);
+  });
 }
 
 function onType<K extends Event["type"]>(

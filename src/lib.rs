@@ -14,7 +14,7 @@
 //! model
 //! locks panics random json
 //! clock error backoff
-//! kinds bus health
+//! kinds bus health progress
 //! store
 //! config background
 //! db
@@ -34,7 +34,8 @@
 //!   [`RetryPolicy`](queue::RetryPolicy) is re-exported by [`queue`]), `kinds` (what the
 //!   queue knows about a kind: [`Schema`](queue::Schema), [`KindSpec`](queue::KindSpec)).
 //! - [`bus`]: typed events, with handlers that never miss one and bounded streams that
-//!   drop the oldest; [`health`] re-exports the health model it carries.
+//!   drop the oldest; [`health`] re-exports the health model it carries; `progress`
+//!   throttles progress reports to about one event a percent.
 //! - `store`: `raw.db` itself: opening it safely, migrations, and every line of SQL.
 //! - [`config`]: `config.toml`, strict; `background`: the loop the scheduler and the
 //!   sync engine run.
@@ -87,6 +88,7 @@ mod error;
 pub mod bus;
 pub mod health;
 mod kinds;
+mod progress;
 
 mod store;
 

@@ -356,6 +356,7 @@ fn default_permissions_leave_out_data_removal_and_agents() {
     let withheld = [
         "disconnect_account",
         "prune_jobs",
+        "agent_enqueue",
         "agent_claim",
         "agent_heartbeat",
         "agent_complete",
@@ -513,4 +514,199 @@ fn agent_commands_are_refused_without_the_agents_set() {
         refused.as_str().unwrap().contains("not allowed"),
         "{refused}"
     );
+}
+
+#[test]
+fn agents_enqueue_over_ipc_as_the_agent_actor() {
+    let app = app(ALL);
+    let enqueued = invoke(
+        &app.window,
+        "agent_enqueue",
+        json!({"kind": "remote", "payload": 1, "options": {"priority": 10}}),
+    )
+    .unwrap();
+    let job = invoke(&app.window, "get_job", json!({"id": enqueued["id"]})).unwrap();
+    assert_eq!(job["actor"], json!("agent"));
+    assert_eq!(job["priority"], json!(10));
+    let defaults: Vec<&str> = ALL
+        .iter()
+        .copied()
+        .filter(|c| !c.starts_with("agent_"))
+        .collect();
+    let app = self::app(&defaults);
+    let refused = invoke(
+        &app.window,
+        "agent_enqueue",
+        json!({"kind": "remote", "payload": 1}),
+    )
+    .unwrap_err();
+    assert!(
+        refused.as_str().unwrap().contains("not allowed"),
+        "{refused}"
+    );
+}
+
+#[test]
+fn sync_if_due_over_ipc_names_its_trigger() {
+    use tauri_plugin_jobs::sync::SyncError;
+    let app = app(ALL);
+    // A first run takes the scripted answer; the next one finds the service gone.
+    invoke(&app.window, "sync_now", json!({"target": "demo/me/feed"})).unwrap();
+    app.source.push(Err(SyncError::offline("no route to host")));
+    let failed = invoke(&app.window, "sync_now", json!({"target": "demo/me/feed"})).unwrap();
+    assert_eq!(failed["outcome"], json!("failed"), "{failed}");
+    let focus = invoke(
+        &app.window,
+        "sync_if_due",
+        json!({"target": "demo/me/feed", "trigger": "focus"}),
+    )
+    .unwrap();
+    assert_eq!(
+        focus["outcome"],
+        json!("skipped"),
+        "inside min_interval: {focus}"
+    );
+    let back = invoke(
+        &app.window,
+        "sync_if_due",
+        json!({"target": "demo/me/feed", "trigger": "networkBack"}),
+    )
+    .unwrap();
+    assert_ne!(
+        back["outcome"],
+        json!("skipped"),
+        "offline retries at once: {back}"
+    );
+    let unknown = invoke(
+        &app.window,
+        "sync_if_due",
+        json!({"target": "demo/me/feed", "trigger": "moon"}),
+    )
+    .unwrap_err();
+    assert!(unknown.to_string().contains("trigger"), "{unknown}");
+}
+
+#[test]
+fn a_stalled_listener_still_receives_every_state_change_while_progress_floods() {
+    use std::sync::{Condvar, Mutex};
+    use tauri_plugin_jobs::bus::{LocalJobChanged, LocalJobProgress};
+    use tauri_plugin_jobs::clock::Timestamp;
+    use tauri_plugin_jobs::local::{LocalJobId, LocalJobStatus};
+
+    let app = app(ALL);
+    let stall = Arc::new((Mutex::new(true), Condvar::new()));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let held = stall.clone();
+    app.app.listen_any("plugin:jobs:jobs-event", move |event| {
+        // The webview is frozen until the test lets it go.
+        let (stalled, wake) = &*held;
+        let mut stalled = stalled.lock().unwrap();
+        while *stalled {
+            stalled = wake.wait(stalled).unwrap();
+        }
+        let _ = tx.send(event.payload().to_owned());
+    });
+    let bus = app.app.jobs().bus().clone();
+    let id: LocalJobId = "local-900".parse().unwrap();
+    const CHANGES: u64 = 300;
+    for n in 0..CHANGES {
+        bus.publish(LocalJobChanged {
+            id,
+            kind: format!("change-{n}"),
+            status: LocalJobStatus::Running,
+            error: None,
+            at: Timestamp::EPOCH,
+        });
+        for done in 0..100 {
+            bus.publish(LocalJobProgress {
+                id,
+                kind: "flood".into(),
+                done: n * 100 + done,
+                total: None,
+                percent: None,
+                at: Timestamp::EPOCH,
+            });
+        }
+    }
+    {
+        let (stalled, wake) = &*stall;
+        *stalled.lock().unwrap() = false;
+        wake.notify_all();
+    }
+    let mut changes = 0;
+    let mut last_progress = None;
+    let mut dropped = 0;
+    while changes < CHANGES || last_progress != Some(CHANGES * 100 - 1) {
+        let text = rx
+            .recv_timeout(Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("{changes} state changes arrived, then nothing"));
+        let payload: Value = serde_json::from_str(&text).unwrap();
+        dropped = payload["dropped"].as_u64().unwrap();
+        let event = &payload["event"];
+        if event["type"] == json!("localJobChanged") && event["id"] == json!("local-900") {
+            assert_eq!(
+                event["kind"],
+                json!(format!("change-{changes}")),
+                "in order"
+            );
+            changes += 1;
+        }
+        if event["type"] == json!("localJobProgress") {
+            last_progress = event["done"].as_u64();
+        }
+    }
+    assert_eq!(dropped, 0, "no state change was lost");
+}
+
+#[test]
+fn ipc_answers_while_another_program_holds_the_write_lock_during_syncs() {
+    use tauri_plugin_jobs::sync::SyncPolicy;
+    let app = app(ALL);
+    let sync = app.app.jobs().sync().clone();
+    for name in ["a", "b", "c", "d"] {
+        sync.register(
+            SyncTarget::new("demo", "me", name),
+            SyncPolicy::every(Duration::from_secs(600)),
+            Arc::new(FakeSource::new()),
+        )
+        .unwrap();
+    }
+    let path = app.app.jobs().queue().path();
+    let other = rusqlite::Connection::open(&path).unwrap();
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    // Every sync run now waits to store its state.
+    for name in ["a", "b", "c", "d"] {
+        let sync = sync.clone();
+        tauri::async_runtime::spawn(async move {
+            let _ = sync.sync_now(&SyncTarget::new("demo", "me", name)).await;
+        });
+    }
+    // Real threads and a real lock: give the runs a moment to reach their writes (the
+    // file lock cannot be observed from here). Bounded, and harmless if too short.
+    std::thread::sleep(Duration::from_millis(300));
+    let started = std::time::Instant::now();
+    let answer = invoke(&app.window, "list_local_jobs", json!({}));
+    let waited = started.elapsed();
+    other.execute_batch("COMMIT").unwrap();
+    assert!(answer.is_ok());
+    assert!(
+        waited < Duration::from_secs(2),
+        "an IPC command waited {waited:?} behind sync state writes"
+    );
+}
+
+#[test]
+fn window_focus_is_wired_to_a_sync_of_every_target() {
+    // The mock runtime never delivers window focus (its windows drop their event
+    // listeners and `set_focus` does nothing), so the wiring itself is read here;
+    // what `on_focus` does is tested in `plugin::triggers`, and the real window in
+    // the end-to-end run.
+    let plugin = include_str!("../src/plugin/mod.rs");
+    let wiring = plugin
+        .find("WindowEvent::Focused(true)")
+        .expect("the plugin watches window focus");
+    let call = plugin[wiring..]
+        .find("triggers::on_focus(")
+        .expect("and syncs on it");
+    assert!(call < 400, "the focus arm calls on_focus");
 }

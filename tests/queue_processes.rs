@@ -17,6 +17,8 @@ use tauri_plugin_jobs::queue::{ClaimRequest, JobStatus, NewJob, Queue, QueueOpti
 
 const CHILD_DB: &str = "TAURI_PLUGIN_JOBS_CHILD_DB";
 const CHILD_NAME: &str = "TAURI_PLUGIN_JOBS_CHILD_NAME";
+/// Set for children that claim like an agent that names no cap at all.
+const CHILD_NO_CAP: &str = "TAURI_PLUGIN_JOBS_CHILD_NO_CAP";
 const GPU_CAP: u32 = 2;
 
 /// Kills the children if the test fails half-way.
@@ -39,11 +41,49 @@ fn caps_and_exactly_once_hold_across_four_processes() {
     let jobs =
         (0..5_000).flat_map(|i| [NewJob::new("gpu", json!(i)), NewJob::new("cpu", json!(i))]);
     queue.enqueue_batch(jobs).unwrap();
+    let run = run_children(&path, &["a", "b", "c", "d"], false);
+    assert!(
+        run.max_gpu_running <= GPU_CAP,
+        "saw {} gpu jobs running",
+        run.max_gpu_running
+    );
+    assert_every_job_done_once(&queue, &path, run, 10_000);
+}
 
+#[test]
+fn a_stored_cap_binds_agents_in_other_processes_that_name_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("raw.db");
+    let queue = Queue::open(&path, QueueOptions::new()).unwrap();
+    // What the app's runner stores for a handler with `concurrency(1)`.
+    queue.set_kind_limit("gpu", Some(1)).unwrap();
+    let jobs =
+        (0..1_000).flat_map(|i| [NewJob::new("gpu", json!(i)), NewJob::new("cpu", json!(i))]);
+    queue.enqueue_batch(jobs).unwrap();
+    let run = run_children(&path, &["agent-x", "agent-y"], true);
+    assert!(
+        run.max_gpu_running <= 1,
+        "saw {} gpu jobs running",
+        run.max_gpu_running
+    );
+    assert_every_job_done_once(&queue, &path, run, 2_000);
+}
+
+/// What the children did, and the most gpu jobs seen running at once.
+struct Run {
+    done: Vec<i64>,
+    samples: u32,
+    max_gpu_running: u32,
+}
+
+/// Runs a child worker per name on `path` until every job is done, sampling the
+/// running gpu jobs meanwhile.
+fn run_children(path: &std::path::Path, names: &[&str], no_cap: bool) -> Run {
     let exe = std::env::current_exe().unwrap();
     let mut children = Children(Vec::new());
-    for name in ["a", "b", "c", "d"] {
-        let child = Command::new(&exe)
+    for name in names {
+        let mut command = Command::new(&exe);
+        command
             .args([
                 "child_worker",
                 "--exact",
@@ -51,13 +91,14 @@ fn caps_and_exactly_once_hold_across_four_processes() {
                 "--nocapture",
                 "--test-threads=1",
             ])
-            .env(CHILD_DB, &path)
+            .env(CHILD_DB, path)
             .env(CHILD_NAME, name)
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        children.0.push(child);
+            .stderr(Stdio::inherit());
+        if no_cap {
+            command.env(CHILD_NO_CAP, "1");
+        }
+        children.0.push(command.spawn().unwrap());
     }
     // Read the children's output while they run: a child that writes more than a
     // pipe holds (64 KiB, some 6,000 "done" lines) would otherwise block in println,
@@ -77,7 +118,7 @@ fn caps_and_exactly_once_hold_across_four_processes() {
         .collect();
 
     // Sample the running gpu jobs while the children work.
-    let sampler = rusqlite::Connection::open(&path).unwrap();
+    let sampler = rusqlite::Connection::open(path).unwrap();
     let deadline = Instant::now() + Duration::from_secs(300);
     let mut samples = 0;
     let mut max_running = 0;
@@ -97,7 +138,6 @@ fn caps_and_exactly_once_hold_across_four_processes() {
         max_running = max_running.max(running);
         samples += 1;
     }
-    assert!(max_running <= GPU_CAP, "saw {max_running} gpu jobs running");
 
     let mut done = Vec::new();
     for child in &mut children.0 {
@@ -111,13 +151,23 @@ fn caps_and_exactly_once_hold_across_four_processes() {
             }
         }
     }
+    Run {
+        done,
+        samples,
+        max_gpu_running: max_running,
+    }
+}
+
+fn assert_every_job_done_once(queue: &Queue, path: &std::path::Path, run: Run, jobs: usize) {
+    let Run { done, samples, .. } = run;
+    let sampler = rusqlite::Connection::open(path).unwrap();
     let unique: HashSet<i64> = done.iter().copied().collect();
     assert_eq!(
         done.len(),
-        10_000,
+        jobs,
         "every job completed once ({samples} samples)"
     );
-    assert_eq!(unique.len(), 10_000, "no job completed twice");
+    assert_eq!(unique.len(), jobs, "no job completed twice");
     let counts = queue.counts().unwrap();
     assert!(
         counts.iter().all(|c| c.status == JobStatus::Succeeded),
@@ -129,17 +179,19 @@ fn caps_and_exactly_once_hold_across_four_processes() {
     assert_eq!(attempts, 1);
 }
 
-/// The child side of the test above; runs only when the parent starts it.
+/// The child side of the tests above; runs only when a parent starts it.
 #[test]
-#[ignore = "started by caps_and_exactly_once_hold_across_four_processes"]
+#[ignore = "started by the multi-process tests above"]
 fn child_worker() {
     let path = std::env::var(CHILD_DB).expect("started by the parent test");
     let name = std::env::var(CHILD_NAME).unwrap();
     let queue = Queue::open(path, QueueOptions::new()).unwrap();
-    let request = ClaimRequest::new(name.clone(), ["gpu", "cpu"])
-        .limit("gpu", GPU_CAP)
+    let mut request = ClaimRequest::new(name.clone(), ["gpu", "cpu"])
         .max_jobs(3)
         .lease(Duration::from_secs(120));
+    if std::env::var_os(CHILD_NO_CAP).is_none() {
+        request = request.limit("gpu", GPU_CAP);
+    }
     loop {
         let claimed = queue.claim(&request).unwrap();
         if claimed.is_empty() {

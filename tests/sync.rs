@@ -385,3 +385,56 @@ async fn bad_registrations_are_typed_errors() {
     assert!(SyncTarget::parse("mail/alice/inbox").is_ok());
     assert!(SyncTarget::parse("mail/alice").is_err());
 }
+
+#[tokio::test]
+async fn last_modified_survives_a_response_without_it() {
+    let (h, source) = setup();
+    source.push(Ok(SyncResult::Updated(
+        SyncReport::changed(1).with_last_modified("Wed, 21 Oct 2015 07:28:00 GMT"),
+    )));
+    source.push(Ok(SyncResult::Updated(SyncReport::changed(2))));
+    h.engine.run_due(h.now()).await;
+    h.advance(MIN);
+    h.engine.run_due(h.now()).await;
+    let state = h.engine.state(&inbox()).unwrap().unwrap();
+    assert_eq!(
+        state.last_modified.as_deref(),
+        Some("Wed, 21 Oct 2015 07:28:00 GMT")
+    );
+    assert_eq!(state.last_changed, 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trigger_runs_every_target_at_once_so_a_slow_one_delays_no_other() {
+    let h = SyncHarness::new();
+    let slow = Arc::new(FakeSource::new());
+    let quick = Arc::new(FakeSource::new());
+    let gate = slow.hold();
+    let (slow_target, quick_target) = (
+        SyncTarget::new("mail", "alice", "slow"),
+        SyncTarget::new("mail", "alice", "quick"),
+    );
+    h.engine
+        .register(slow_target.clone(), policy(), slow.clone())
+        .unwrap();
+    h.engine
+        .register(quick_target.clone(), policy(), quick.clone())
+        .unwrap();
+    let engine = h.engine.clone();
+    let all = tokio::spawn(async move { engine.trigger_all(Trigger::Focus).await });
+    slow.entered().await;
+    // The slow source is held; the quick one still runs and finishes.
+    let quick_done = tokio::time::timeout(Duration::from_secs(10), async {
+        while quick.calls() == 0 || h.engine.state(&quick_target).unwrap().unwrap().runs == 0 {
+            tokio::task::yield_now().await;
+        }
+    })
+    .await;
+    assert!(
+        quick_done.is_ok(),
+        "the quick target waited for the slow one"
+    );
+    gate.notify_one();
+    let outcomes = all.await.unwrap();
+    assert_eq!(outcomes.len(), 2);
+}

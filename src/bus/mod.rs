@@ -108,7 +108,9 @@ impl EventBus {
         handlers.len() != before
     }
 
-    /// Opens a stream that buffers at most `capacity` events (at least 1).
+    /// Opens a stream that keeps the newest `capacity` events its consumer has not
+    /// taken yet, rounded up to a power of two (at least 1): `subscribe(1000)` keeps
+    /// 1024. Older ones are dropped and counted.
     #[must_use]
     pub fn subscribe(&self, capacity: usize) -> EventStream {
         let (sender, receiver) = broadcast::channel(capacity.max(1));

@@ -25,7 +25,6 @@
 //! operations and no lock.
 
 mod kinds;
-mod progress;
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
@@ -38,18 +37,18 @@ use tokio::runtime::Handle;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use crate::bus::{EventBus, LocalJobChanged};
+use crate::bus::{EventBus, LocalJobChanged, LocalJobProgress};
 use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Result};
 use crate::locks::lock;
 use crate::model::sanitize_error;
-use crate::panics::CatchUnwind;
+use crate::panics::{panic_message, CatchUnwind};
 
 pub use crate::model::{LocalJob, LocalJobId, LocalJobStatus};
 
+pub use crate::progress::PROGRESS_INTERVAL;
+use crate::progress::{percent, Throttle};
 pub(crate) use kinds::LocalKinds;
-use progress::Progress;
-pub use progress::PROGRESS_INTERVAL;
 
 /// How many finished records [`LocalJobs`] keeps by default, oldest dropped first.
 pub const DEFAULT_KEEP_FINISHED: usize = 200;
@@ -335,12 +334,19 @@ impl LocalJobs {
             token: token.clone(),
             progress,
         };
-        let future: std::pin::Pin<
-            Box<dyn Future<Output = std::result::Result<T, BoxError>> + Send>,
-        > = Box::pin(body(context));
+        // A body whose closure panics before it returns its future is a job that
+        // panicked, recorded like a panic inside the future, never a panic here.
+        type BodyFuture<T> =
+            std::pin::Pin<Box<dyn Future<Output = std::result::Result<T, BoxError>> + Send>>;
+        let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(context)))
+            .map(|future| -> BodyFuture<T> { Box::pin(future) })
+            .map_err(|panic| panic_message(&*panic));
         let this = self.clone();
         let task = async move {
-            let outcome = CatchUnwind(future).await;
+            let outcome = match made {
+                Ok(future) => CatchUnwind(future).await,
+                Err(message) => Err(message),
+            };
             let cancelled = token.is_cancelled();
             let (status, error, value) = match outcome {
                 Ok(Ok(value)) if !cancelled => (LocalJobStatus::Succeeded, None, Ok(value)),
@@ -475,4 +481,59 @@ fn snapshot(entry: &Entry) -> LocalJob {
         record.total = total;
     }
     record
+}
+
+/// A local job's progress: the shared throttle, publishing `LocalJobProgress`.
+struct Progress {
+    id: LocalJobId,
+    kind: String,
+    bus: EventBus,
+    clock: Arc<dyn Clock>,
+    throttle: Throttle,
+}
+
+impl fmt::Debug for Progress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.throttle.fmt(f)
+    }
+}
+
+impl Progress {
+    fn new(id: LocalJobId, kind: String, bus: EventBus, clock: Arc<dyn Clock>) -> Self {
+        Progress {
+            id,
+            kind,
+            bus,
+            throttle: Throttle::new(clock.clone()),
+            clock,
+        }
+    }
+
+    fn current(&self) -> (u64, Option<u64>) {
+        self.throttle.current()
+    }
+
+    fn report(&self, done: u64, total: Option<u64>) {
+        if self.throttle.report(done, total) {
+            self.send(done, total);
+        }
+    }
+
+    /// Sends the last report if it was held back.
+    fn finish(&self) {
+        if let Some((done, total)) = self.throttle.held_back() {
+            self.send(done, total);
+        }
+    }
+
+    fn send(&self, done: u64, total: Option<u64>) {
+        self.bus.publish(LocalJobProgress {
+            id: self.id,
+            kind: self.kind.clone(),
+            done,
+            total,
+            percent: total.map(|total| percent(done, total) as u8),
+            at: self.clock.now(),
+        });
+    }
 }

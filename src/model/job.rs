@@ -262,6 +262,12 @@ pub struct Job {
     pub updated_at: Timestamp,
     /// When it reached `succeeded`, `failed` or `cancelled`.
     pub finished_at: Option<Timestamp>,
+    /// When the current attempt started (the last one, once finished); empty before
+    /// the first claim. With `finished_at` or the clock, a UI shows durations.
+    pub started_at: Option<Timestamp>,
+    /// The time limit of each attempt, in milliseconds, when the job set its own;
+    /// otherwise the handler's applies.
+    pub timeout_ms: Option<u64>,
 }
 
 impl Job {

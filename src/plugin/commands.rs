@@ -55,10 +55,16 @@ pub async fn enqueue(
     payload: Value,
     options: Option<EnqueueArgs>,
 ) -> CommandResult<Enqueued> {
-    let args = options.unwrap_or_default();
+    let options = enqueue_options(options.unwrap_or_default(), Actor::User)?;
+    let queue = jobs.queue.clone();
+    blocking(move || queue.enqueue(&kind, &payload, options)).await
+}
+
+/// The queue's options for what the webview asked, on behalf of `actor`.
+fn enqueue_options(args: EnqueueArgs, actor: Actor) -> CommandResult<EnqueueOptions> {
     let mut options = EnqueueOptions::new()
         .priority(Priority(args.priority.unwrap_or(Priority::INGEST.0)))
-        .actor(Actor::User);
+        .actor(actor);
     options.dedupe_key = args.dedupe_key;
     options.max_attempts = args.max_attempts;
     options.parent = args.parent;
@@ -71,8 +77,7 @@ pub async fn enqueue(
         }
         options.delay = Some(Duration::from_secs_f64(delay / 1000.0));
     }
-    let queue = jobs.queue.clone();
-    blocking(move || queue.enqueue(&kind, &payload, options)).await
+    Ok(options)
 }
 
 /// One durable job.
@@ -184,12 +189,19 @@ pub async fn sync_now(jobs: State<'_, Jobs>, target: String) -> CommandResult<Sy
     Ok(jobs.sync.sync_now(&target).await?)
 }
 
-/// Syncs one target if an automatic trigger may (not within `min_interval`).
+/// Syncs one target if an automatic trigger may (not within `min_interval`, not while
+/// backing off). `trigger` says what the page saw: `focus` by default; `networkBack`
+/// (the page's `online` event) retries an offline target at once.
 #[tauri::command]
 #[specta::specta]
-pub async fn sync_if_due(jobs: State<'_, Jobs>, target: String) -> CommandResult<SyncOutcome> {
+pub async fn sync_if_due(
+    jobs: State<'_, Jobs>,
+    target: String,
+    trigger: Option<Trigger>,
+) -> CommandResult<SyncOutcome> {
     let target = self::target(&target)?;
-    Ok(jobs.sync.sync_if_due(&target, Trigger::Focus).await?)
+    let trigger = trigger.unwrap_or(Trigger::Focus);
+    Ok(jobs.sync.sync_if_due(&target, trigger).await?)
 }
 
 /// State and health of every registered sync target.
@@ -270,6 +282,21 @@ fn agent_lease(lease: Lease) -> CommandResult<Lease> {
     } else {
         Err(invalid("lease", "is not an agent's lease"))
     }
+}
+
+/// Enqueues a durable job on behalf of an external agent: as [`enqueue`], with the
+/// actor `agent`.
+#[tauri::command]
+#[specta::specta]
+pub async fn agent_enqueue(
+    jobs: State<'_, Jobs>,
+    kind: String,
+    payload: Value,
+    options: Option<EnqueueArgs>,
+) -> CommandResult<Enqueued> {
+    let options = enqueue_options(options.unwrap_or_default(), Actor::Agent)?;
+    let queue = jobs.queue.clone();
+    blocking(move || queue.enqueue(&kind, &payload, options)).await
 }
 
 /// Claims jobs for an external agent through the same protocol as the app's runner:

@@ -11,19 +11,21 @@ use crate::model::{Health, JobId};
 use crate::queue::Finished;
 use crate::sync::SyncState;
 
-/// Options of [`enqueue`]. The actor is always `user`: the webview speaks for one.
+/// Options of the `enqueue` command (actor `user`: the webview speaks for a person)
+/// and of `agent_enqueue` (actor `agent`).
 #[derive(Debug, Clone, Default, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EnqueueArgs {
     /// Priority; 50 by default, 100 for work a person waits for.
     pub priority: Option<i32>,
-    /// Dedupe key.
+    /// While a job of the same kind with this key is queued or running, enqueueing
+    /// returns that job instead of adding one.
     pub dedupe_key: Option<String>,
     /// Delay before it may run, in milliseconds.
     pub delay_ms: Option<f64>,
-    /// Attempts allowed.
+    /// Attempts allowed; the kind's default, else the queue's.
     pub max_attempts: Option<u32>,
-    /// Parent job.
+    /// The job this one is a piece of; it must exist.
     pub parent: Option<JobId>,
 }
 

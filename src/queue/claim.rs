@@ -36,7 +36,9 @@ pub struct ClaimRequest {
     pub worker: String,
     /// The kinds this worker can run. Jobs of other kinds are left alone.
     pub kinds: Vec<String>,
-    /// Caps on running jobs per kind, across every worker and process.
+    /// Caps on running jobs per kind, across every worker and process. A claimer may
+    /// ask for a lower cap than the one stored in the file
+    /// ([`Queue::set_kind_limit`]), never a higher one.
     pub limits: HashMap<String, u32>,
     /// How long the lease lasts unless renewed.
     pub lease: Duration,
@@ -251,8 +253,18 @@ fn claim_in(
 ) -> Result<Vec<ClaimedJob>> {
     let mut candidates = Vec::new();
     for kind in kinds {
+        // The cap is the lower of the one stored for the kind (what the app's runner
+        // set, for every claimer) and the one this claimer asks for.
+        let (stored, paused) = jobs::kind_settings(tx, kind)?;
+        if paused {
+            continue;
+        }
+        let cap = match (stored, request.limits.get(*kind)) {
+            (Some(stored), Some(&asked)) => Some(stored.min(asked)),
+            (stored, asked) => stored.or(asked.copied()),
+        };
         let mut room = request.max_jobs;
-        if let Some(&cap) = request.limits.get(*kind) {
+        if let Some(cap) = cap {
             room = room.min(cap.saturating_sub(jobs::running_count(tx, kind)?));
         }
         if room > 0 {

@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::Queue;
-use crate::clock::Timestamp;
+use crate::clock::{duration_millis, Timestamp};
 use crate::db::{Changes, Db};
 use crate::error::{Error, Result};
 use crate::model::{Actor, JobId, JobStatus, Priority};
@@ -53,6 +53,9 @@ pub struct EnqueueOptions {
     pub parent: Option<JobId>,
     /// Who asked; [`Actor::System`] by default.
     pub actor: Actor,
+    /// A time limit for each attempt, overriding the handler's; see
+    /// [`Handler::timeout`](crate::runner::Handler::timeout).
+    pub timeout: Option<Duration>,
 }
 
 impl EnqueueOptions {
@@ -108,6 +111,14 @@ impl EnqueueOptions {
     #[must_use]
     pub fn actor(mut self, actor: Actor) -> Self {
         self.actor = actor;
+        self
+    }
+
+    /// Limits each attempt to `limit`; an attempt still running then fails with a
+    /// timeout error and is retried like any failure.
+    #[must_use]
+    pub fn timeout(mut self, limit: Duration) -> Self {
+        self.timeout = Some(limit);
         self
     }
 }
@@ -279,6 +290,16 @@ pub(crate) fn prepare(
                 (None, Some(delay)) => now.saturating_add(delay),
                 (None, None) => now,
             };
+            let timeout_ms = match job.options.timeout {
+                Some(limit) if limit < Duration::from_millis(1) => {
+                    return Err(Error::invalid_argument(
+                        "timeout",
+                        "must be at least one millisecond",
+                    ));
+                }
+                Some(limit) => Some(duration_millis(limit)),
+                None => None,
+            };
             Ok(PreparedJob {
                 kind: job.kind,
                 payload,
@@ -288,6 +309,7 @@ pub(crate) fn prepare(
                 dedupe_key: job.options.dedupe_key,
                 parent: job.options.parent,
                 actor: job.options.actor,
+                timeout_ms,
             })
         })
         .collect()
@@ -316,6 +338,7 @@ pub(crate) fn insert(
             dedupe_key: job.dedupe_key.as_deref(),
             parent: job.parent,
             actor: job.actor,
+            timeout_ms: job.timeout_ms,
             now,
         },
     )?;
@@ -341,6 +364,7 @@ pub(crate) struct PreparedJob {
     dedupe_key: Option<String>,
     parent: Option<JobId>,
     actor: Actor,
+    timeout_ms: Option<i64>,
 }
 
 /// The deepest nesting a payload or result may have. Deeper JSON could be stored but

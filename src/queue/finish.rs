@@ -94,7 +94,8 @@ pub enum Outcome {
     Failed(JobFailure),
     /// The handler stopped because cancellation was asked for.
     Cancelled,
-    /// The worker gives the job back without counting the attempt (shutdown).
+    /// The worker gives the job back without counting the attempt (shutdown); a job
+    /// whose cancellation was asked for ends cancelled instead.
     Released,
 }
 
@@ -215,16 +216,33 @@ pub(super) fn finish_one(
             return fail_attempt(db, tx, &fence, &lease.kind, failure, spec, now, changes);
         }
         Outcome::Cancelled => (Exit::Cancelled, Finished::Cancelled, JobStatus::Cancelled),
-        Outcome::Released => (Exit::Released, Finished::Released, JobStatus::Queued),
+        Outcome::Released => {
+            // A release never clears a cancel request: such a job ends cancelled.
+            return Ok(match jobs::release(tx, &fence, now)? {
+                None => Err(lost(lease)),
+                Some(JobStatus::Cancelled) => {
+                    changes.push(change(
+                        &lease.kind,
+                        &fence,
+                        JobStatus::Running,
+                        JobStatus::Cancelled,
+                    ));
+                    Ok(Finished::Cancelled)
+                }
+                Some(_) => {
+                    let mut event =
+                        change(&lease.kind, &fence, JobStatus::Running, JobStatus::Queued);
+                    event.attempt = event.attempt.saturating_sub(1);
+                    changes.push(event);
+                    Ok(Finished::Released)
+                }
+            });
+        }
     };
     if !jobs::exit_running(tx, &fence, &exit, now)? {
         return Ok(Err(lost(lease)));
     }
-    let mut event = change(&lease.kind, &fence, JobStatus::Running, to);
-    if matches!(exit, Exit::Released) {
-        event.attempt = event.attempt.saturating_sub(1);
-    }
-    changes.push(event);
+    changes.push(change(&lease.kind, &fence, JobStatus::Running, to));
     Ok(Ok(finished))
 }
 

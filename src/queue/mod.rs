@@ -21,7 +21,8 @@
 //!
 //! The files split the queue by role, in the order of a job's life: [`options`] (how
 //! a queue is opened), `enqueue`, `claim`, `finish` (heartbeats and outcomes),
-//! `cancel`, and `read` (reads and retention).
+//! `cancel`, `read` (reads and retention) and `settings` (per-kind settings stored in
+//! the file).
 
 mod cancel;
 mod claim;
@@ -29,6 +30,7 @@ mod enqueue;
 mod finish;
 mod options;
 mod read;
+mod settings;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicI64};

@@ -151,6 +151,7 @@ pub struct Handler {
     pub(crate) spec: KindSpec,
     pub(crate) concurrency: Option<u32>,
     pub(crate) lease: Option<Duration>,
+    pub(crate) timeout: Option<Duration>,
 }
 
 impl fmt::Debug for Handler {
@@ -160,6 +161,7 @@ impl fmt::Debug for Handler {
             .field("spec", &self.spec)
             .field("concurrency", &self.concurrency)
             .field("lease", &self.lease)
+            .field("timeout", &self.timeout)
             .finish_non_exhaustive()
     }
 }
@@ -198,6 +200,7 @@ impl Handler {
                 .result(Schema::of::<R>()),
             concurrency: None,
             lease: None,
+            timeout: None,
         }
     }
 
@@ -229,6 +232,16 @@ impl Handler {
     /// Lease length for jobs of this kind (renewed every third of it).
     pub fn lease(mut self, lease: Duration) -> Self {
         self.lease = Some(lease);
+        self
+    }
+
+    /// A time limit for each attempt of this kind: a handler still running then is
+    /// dropped at its next `.await`, and the attempt fails with a timeout error that is
+    /// retried like any failure (its lease is no longer renewed). A job's own
+    /// [`EnqueueOptions::timeout`](crate::queue::EnqueueOptions::timeout) wins. None by
+    /// default: a handler may run as long as it keeps its lease.
+    pub fn timeout(mut self, limit: Duration) -> Self {
+        self.timeout = Some(limit);
         self
     }
 }

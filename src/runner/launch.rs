@@ -6,6 +6,7 @@ use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::task::Poll;
+use std::time::Duration;
 
 use tokio::runtime::Handle;
 use tokio::sync::oneshot;
@@ -20,12 +21,16 @@ use crate::queue::{ClaimedJob, JobFailure, Lease, Outcome};
 
 impl Runner {
     /// Stops a running handler for `why`; its task then reports the outcome.
+    ///
+    /// The interrupt is sent before the handler's token is cancelled: a handler that
+    /// notices the token and returns has its return lose to the interrupt, so the
+    /// outcome is always the interrupt's (`cancelled` for a cancel), never a race.
     pub(super) fn interrupt(&self, id: JobId, why: Interrupt) {
         if let Some(job) = lock(&self.inner.running).get_mut(&id) {
-            job.token.cancel();
             if let Some(interrupt) = job.interrupt.take() {
                 let _ = interrupt.send(why);
             }
+            job.token.cancel();
         }
     }
 
@@ -71,20 +76,37 @@ impl Runner {
             }
         };
         let work = CatchUnwind(future);
+        let limit = job
+            .timeout_ms
+            .map(Duration::from_millis)
+            .or(handler.timeout);
+        let deadline = async move {
+            match limit {
+                Some(limit) => tokio::time::sleep(limit).await,
+                None => std::future::pending().await,
+            }
+        };
         let mut task: Pin<Box<dyn Future<Output = Option<Outcome>> + Send>> = Box::pin(
             async move {
+                // Biased, interrupt first: once the runner has interrupted a handler,
+                // what the handler returns at the same moment does not count.
                 tokio::select! {
+                    biased;
+                    why = interrupt_rx => match why {
+                        Ok(Interrupt::Cancel) => Some(Outcome::Cancelled),
+                        Ok(Interrupt::Release) => Some(Outcome::Released),
+                        Ok(Interrupt::LostLease) | Err(_) => None,
+                    },
                     joined = work => Some(match joined {
                         Ok(Ok(result)) => Outcome::Succeeded(result),
                         Ok(Err(JobError::Permanent(message))) => Outcome::Failed(JobFailure::permanent(message)),
                         Ok(Err(JobError::Retryable(message))) => Outcome::Failed(JobFailure::retryable(message)),
                         Err(panic) => Outcome::Failed(JobFailure::retryable(format!("handler panicked: {panic}"))),
                     }),
-                    why = interrupt_rx => match why {
-                        Ok(Interrupt::Cancel) => Some(Outcome::Cancelled),
-                        Ok(Interrupt::Release) => Some(Outcome::Released),
-                        Ok(Interrupt::LostLease) | Err(_) => None,
-                    },
+                    () = deadline => Some(Outcome::Failed(JobFailure::retryable(format!(
+                        "timed out: the attempt ran longer than its limit of {:?}",
+                        limit.unwrap_or_default()
+                    )))),
                 }
             },
         );

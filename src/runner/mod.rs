@@ -120,8 +120,9 @@ impl std::fmt::Debug for Runner {
 
 impl Runner {
     /// A runner over `queue` with these handlers. Registers each handler's kind with
-    /// the queue (schemas, retry, attempts). Fails when a kind has two handlers or the
-    /// settings are impossible.
+    /// the queue (schemas, retry, attempts) and stores each kind's cap in effect in the
+    /// file ([`Queue::set_kind_limit`]; `None` clears it). Fails when a kind has two
+    /// handlers, the settings are impossible or the file cannot be written.
     pub fn new(queue: Queue, handlers: Vec<Handler>, settings: RunnerSettings) -> Result<Runner> {
         if settings.workers == 0 {
             return Err(Error::invalid_argument("workers", "must be at least 1"));
@@ -161,6 +162,11 @@ impl Runner {
         }
         let mut kinds: Vec<String> = by_kind.keys().cloned().collect();
         kinds.sort();
+        // The caps in effect go into the file, where every claimer obeys them: other
+        // processes and agents that name no cap (or a higher one) included.
+        for kind in &kinds {
+            queue.set_kind_limit(kind, request.limits.get(kind).copied())?;
+        }
         request.kinds = kinds.clone();
         let (signals, inbox) = mpsc::channel();
         let stopping = CancellationToken::new();

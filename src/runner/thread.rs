@@ -39,11 +39,13 @@ impl Runner {
     pub(super) fn run_loop(&self) {
         let mut batch = Vec::new();
         loop {
-            let saturated = match self.round(std::mem::take(&mut batch)) {
-                Ok(saturated) => saturated,
+            // After a failed round (a full disk, a file locked past the busy deadline),
+            // the next one waits for the poll interval or a signal, never less.
+            let (saturated, failed) = match self.round(std::mem::take(&mut batch)) {
+                Ok(saturated) => (saturated, false),
                 Err(error) => {
                     tracing::warn!(%error, "runner round failed; trying again after the poll interval");
-                    false
+                    (false, true)
                 }
             };
             let inbox = lock(&self.inner.inbox);
@@ -52,7 +54,11 @@ impl Runner {
             let first = match inbox.try_recv() {
                 Ok(signal) => signal,
                 Err(TryRecvError::Disconnected) => return,
-                Err(TryRecvError::Empty) => match inbox.recv_timeout(self.next_wait(saturated)) {
+                Err(TryRecvError::Empty) => match inbox.recv_timeout(if failed {
+                    self.inner.settings.poll_interval
+                } else {
+                    self.next_wait(saturated)
+                }) {
                     Ok(signal) => signal,
                     Err(RecvTimeoutError::Timeout) => continue,
                     Err(RecvTimeoutError::Disconnected) => return,

@@ -108,7 +108,9 @@ impl Field {
         if let Some(index) = self.names.iter().position(|name| *name == lower) {
             return Ok(index as u32 + self.names_from);
         }
-        let value: u32 = text.parse().map_err(|_| {
+        // Plain digits only: `u32::from_str` would also take a sign (`+5`).
+        let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+        let value: u32 = digits.then(|| text.parse().ok()).flatten().ok_or_else(|| {
             format!(
                 "{text:?} is not a number{}",
                 if self.names.is_empty() {
@@ -129,11 +131,19 @@ impl Field {
         for item in text.split(',') {
             let (range, step) = match item.split_once('/') {
                 Some((range, step)) => {
-                    let step: u32 = step
-                        .parse()
-                        .map_err(|_| format!("step {step:?} is not a number"))?;
+                    let digits = !step.is_empty() && step.bytes().all(|b| b.is_ascii_digit());
+                    let span = self.max - self.min;
+                    let step: u32 = digits
+                        .then(|| step.parse().ok())
+                        .flatten()
+                        .ok_or_else(|| format!("step {step:?} is not a number"))?;
                     if step == 0 {
                         return Err("a step must be at least 1".into());
+                    }
+                    if step > span {
+                        return Err(format!(
+                            "step {step} is larger than the field's range of {span}"
+                        ));
                     }
                     (range, Some(step))
                 }
@@ -155,10 +165,10 @@ impl Field {
                 let value = self.value(range)?;
                 (value, value)
             };
-            let mut value = low;
-            while value <= high {
-                bits |= 1 << value;
-                value += step.unwrap_or(1);
+            let mut value = Some(low);
+            while let Some(at) = value.filter(|at| *at <= high) {
+                bits |= 1 << at;
+                value = at.checked_add(step.unwrap_or(1));
             }
         }
         Ok(bits)
@@ -250,9 +260,12 @@ impl Cron {
                 for minute_of_day in from_minute..DAY_MINUTES {
                     let (hour, minute) = (minute_of_day / 60, minute_of_day % 60);
                     if self.hours & (1 << hour) != 0 && self.minutes & (1 << minute) != 0 {
-                        return Some(Timestamp::from_millis(
-                            (day * DAY_MINUTES + minute_of_day) * MINUTE_MS,
-                        ));
+                        // Past the end of time there is no next slot.
+                        return day
+                            .checked_mul(DAY_MINUTES)
+                            .and_then(|minutes| minutes.checked_add(minute_of_day))
+                            .and_then(|minutes| minutes.checked_mul(MINUTE_MS))
+                            .map(Timestamp::from_millis);
                     }
                 }
             }

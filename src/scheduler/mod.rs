@@ -479,19 +479,26 @@ impl Scheduler {
         self.inner.background.start(move || {
             let this = scheduler.clone();
             async move {
-                tokio::task::spawn_blocking(move || {
+                let waited = tokio::task::spawn_blocking(move || {
                     let now = this.now();
                     if let Err(error) = this.tick(now) {
-                        tracing::warn!(%error, "scheduler tick failed");
+                        tracing::warn!(%error, "scheduler tick failed; trying again after a backoff");
+                        return None;
                     }
                     match this.next_due() {
-                        Ok(Some(at)) => at.duration_since(this.now()),
-                        _ => MAX_SLEEP,
+                        Ok(Some(at)) => Some(at.duration_since(this.now())),
+                        Ok(None) => Some(MAX_SLEEP),
+                        Err(error) => {
+                            tracing::warn!(%error, "could not read the next schedule");
+                            None
+                        }
                     }
                 })
-                .await
-                .unwrap_or(MAX_SLEEP)
-                .max(Duration::from_millis(1))
+                .await;
+                waited
+                    .ok()
+                    .flatten()
+                    .map(|wait| wait.max(Duration::from_millis(1)))
             }
         });
     }

@@ -16,7 +16,7 @@ macro_rules! job_columns {
     () => {
         "id, kind, payload, status, priority, run_at, attempts, max_attempts, \
          lease_owner, lease_expires_at, cancel_requested, dedupe_key, last_error, result, \
-         parent_id, actor, created_at, updated_at, finished_at"
+         parent_id, actor, created_at, updated_at, finished_at, started_at, timeout_ms"
     };
 }
 const JOB_COLUMNS: &str = job_columns!();
@@ -34,6 +34,7 @@ pub(crate) struct NewRow<'a> {
     pub dedupe_key: Option<&'a str>,
     pub parent: Option<JobId>,
     pub actor: Actor,
+    pub timeout_ms: Option<i64>,
     pub now: Timestamp,
 }
 
@@ -77,8 +78,8 @@ pub(crate) fn insert(tx: &Transaction<'_>, row: &NewRow<'_>) -> Result<(JobId, b
     // Positional parameters: binding by name looks each name up on every call.
     tx.prepare_cached(
         "INSERT INTO jobs (kind, payload, status, priority, run_at, max_attempts, dedupe_key, \
-         parent_id, actor, created_at, updated_at) \
-         VALUES (?1, ?2, 'queued', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)",
+         parent_id, actor, created_at, updated_at, timeout_ms) \
+         VALUES (?1, ?2, 'queued', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10)",
     )?
     .execute(params![
         row.kind,
@@ -90,6 +91,7 @@ pub(crate) fn insert(tx: &Transaction<'_>, row: &NewRow<'_>) -> Result<(JobId, b
         row.parent.map(JobId::raw),
         row.actor.as_str(),
         row.now.as_millis(),
+        row.timeout_ms,
     ])?;
     Ok((JobId::from_raw(tx.last_insert_rowid()), true))
 }
@@ -122,6 +124,32 @@ pub(crate) fn reclaim_expired(tx: &Transaction<'_>, now: Timestamp) -> Result<Ve
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The cap on running jobs of `kind` stored in the file, if any, and whether the kind
+/// is paused.
+pub(crate) fn kind_settings(conn: &Connection, kind: &str) -> Result<(Option<u32>, bool)> {
+    Ok(conn
+        .prepare_cached("SELECT max_running, paused FROM kinds WHERE kind = ?1")?
+        .query_row([kind], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?
+        .unwrap_or((None, false)))
+}
+
+/// Stores the cap on running jobs of `kind` (`None`: no cap).
+pub(crate) fn set_kind_limit(
+    tx: &Transaction<'_>,
+    kind: &str,
+    limit: Option<u32>,
+    now: Timestamp,
+) -> Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO kinds (kind, max_running, updated_at) VALUES (?1, ?2, ?3) \
+         ON CONFLICT (kind) DO UPDATE SET max_running = excluded.max_running, \
+         updated_at = excluded.updated_at",
+    )?
+    .execute(params![kind, limit, now.as_millis()])?;
+    Ok(())
 }
 
 /// Whether a lease has expired by `now` (a read, no lock taken).
@@ -204,7 +232,8 @@ pub(crate) fn mark_running(
 ) -> Result<Job> {
     tx.prepare_cached(
         "UPDATE jobs SET status = 'running', lease_owner = ?2, lease_expires_at = ?3, \
-         attempts = attempts + 1, updated_at = ?4 WHERE id = ?1 AND status = 'queued'",
+         attempts = attempts + 1, started_at = ?4, updated_at = ?4 \
+         WHERE id = ?1 AND status = 'queued'",
     )?
     .execute(params![id, worker, expires_at.as_millis(), now.as_millis()])?;
     let job = get(tx, JobId::from_raw(id))?;
@@ -273,11 +302,19 @@ pub(crate) fn renew(
 
 /// How a fenced running job leaves the running state.
 pub(crate) enum Exit<'a> {
-    Succeeded { result: Option<&'a str> },
-    Failed { error: &'a str },
-    Retry { error: &'a str, at: Timestamp },
+    Succeeded {
+        result: Option<&'a str>,
+    },
+    Failed {
+        error: &'a str,
+    },
+    Retry {
+        error: &'a str,
+        at: Timestamp,
+    },
     Cancelled,
-    Released,
+    /// Back to the queue, the attempt not counted.
+    Requeued,
 }
 
 /// Moves a running job out of `running`, fenced. Returns `false` when the fence no
@@ -320,13 +357,45 @@ pub(crate) fn exit_running(
         Exit::Cancelled => tx
             .prepare_cached(fenced_update!("status = 'cancelled', finished_at = ?4"))?
             .execute(params![id, worker, attempt, now])?,
-        Exit::Released => tx
-            .prepare_cached(fenced_update!(
-                "status = 'queued', attempts = attempts - 1, cancel_requested = 0"
-            ))?
+        Exit::Requeued => tx
+            .prepare_cached(fenced_update!("status = 'queued', attempts = attempts - 1"))?
             .execute(params![id, worker, attempt, now])?,
     };
     Ok(changed == 1)
+}
+
+/// Gives a running job back at shutdown, fenced: queued again with the attempt not
+/// counted, or cancelled when cancellation was asked for meanwhile (a release never
+/// clears a cancel request). Returns the status it went to, or `None` when the fence
+/// no longer holds.
+pub(crate) fn release(
+    tx: &Transaction<'_>,
+    fence: &Fence<'_>,
+    now: Timestamp,
+) -> Result<Option<JobStatus>> {
+    let cancel_requested: Option<bool> = tx
+        .prepare_cached(
+            "SELECT cancel_requested FROM jobs \
+             WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3",
+        )?
+        .query_row(params![fence.id.raw(), fence.worker, fence.attempt], |r| {
+            r.get(0)
+        })
+        .optional()?;
+    let Some(cancel_requested) = cancel_requested else {
+        return Ok(None);
+    };
+    let exit = if cancel_requested {
+        Exit::Cancelled
+    } else {
+        Exit::Requeued
+    };
+    exit_running(tx, fence, &exit, now)?;
+    Ok(Some(if cancel_requested {
+        JobStatus::Cancelled
+    } else {
+        JobStatus::Queued
+    }))
 }
 
 /// What cancelling found.
@@ -540,5 +609,7 @@ fn job_from_row(r: &Row<'_>) -> rusqlite::Result<Result<Job>> {
         created_at: Timestamp::from_millis(r.get(16)?),
         updated_at: Timestamp::from_millis(r.get(17)?),
         finished_at: r.get::<_, Option<i64>>(18)?.map(Timestamp::from_millis),
+        started_at: r.get::<_, Option<i64>>(19)?.map(Timestamp::from_millis),
+        timeout_ms: r.get::<_, Option<i64>>(20)?.map(|ms| ms.max(0) as u64),
     }))
 }

@@ -135,6 +135,22 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         WHERE dedupe_key IS NOT NULL AND status IN ('queued', 'running');
     CREATE INDEX jobs_parent ON jobs (parent_id) WHERE parent_id IS NOT NULL;
     "#,
+    // 5: settings per kind that every claimer obeys, and two job columns.
+    // - `kinds`: the cap on running jobs of a kind (NULL: none) and whether the kind is
+    //   paused, stored so that every claim in every process enforces them, whatever
+    //   the claimer passes.
+    // - `jobs.started_at`: when the current (or last) attempt started.
+    // - `jobs.timeout_ms`: a time limit for each attempt of this job (NULL: the kind's).
+    r#"
+    CREATE TABLE kinds (
+        kind        TEXT    PRIMARY KEY,
+        max_running INTEGER CHECK (max_running IS NULL OR max_running >= 0),
+        paused      INTEGER NOT NULL DEFAULT 0 CHECK (paused = 0 OR paused = 1),
+        updated_at  INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    ALTER TABLE jobs ADD COLUMN started_at INTEGER;
+    ALTER TABLE jobs ADD COLUMN timeout_ms INTEGER CHECK (timeout_ms IS NULL OR timeout_ms > 0);
+    "#,
 ];
 
 /// The schema version this build writes and reads.

@@ -62,6 +62,7 @@ use crate::error::{Error, Result};
 use crate::locks::lock;
 use crate::model::Health;
 use crate::panics::CatchUnwind;
+use crate::progress::Throttle;
 use crate::queue::Queue;
 use crate::random::{RandomSource, ThreadRandom};
 use crate::store::kv;
@@ -69,6 +70,9 @@ use crate::store::kv;
 struct Entry {
     policy: SyncPolicy,
     source: Arc<dyn SyncSource>,
+    // What is stored in `raw.db`, kept here so that decisions read no file: the engine
+    // is its target's only writer.
+    state: SyncState,
     flight: Option<watch::Receiver<Option<SyncOutcome>>>,
     cancel: CancellationToken,
     health: Option<Health>,
@@ -134,15 +138,18 @@ impl SyncEngine {
             .validate()
             .map_err(|error| Error::invalid_argument("policy", format!("{target}: {error}")))?;
         let now = self.now();
-        let state = self.load(&target)?;
-        if state.is_none() {
-            let fresh = SyncState {
-                registered_at: Some(now),
-                next_due: Some(now),
-                ..SyncState::default()
-            };
-            self.save(&target, &fresh)?;
-        }
+        let state = match self.load(&target)? {
+            Some(state) => state,
+            None => {
+                let fresh = SyncState {
+                    registered_at: Some(now),
+                    next_due: Some(now),
+                    ..SyncState::default()
+                };
+                self.save(&target, &fresh)?;
+                fresh
+            }
+        };
         let mut targets = lock(&self.inner.targets);
         match targets.get_mut(&target) {
             Some(entry) => {
@@ -155,6 +162,7 @@ impl SyncEngine {
                     Entry {
                         policy,
                         source,
+                        state,
                         flight: None,
                         cancel: CancellationToken::new(),
                         health: None,
@@ -182,9 +190,9 @@ impl SyncEngine {
 
     /// A registered target's health now.
     pub fn health(&self, target: &SyncTarget) -> Result<Health> {
-        let policy = self.policy(target)?;
-        let state = self.load(target)?.unwrap_or_default();
-        Ok(health_of(&state, &policy, self.now()))
+        let targets = lock(&self.inner.targets);
+        let entry = targets.get(target).ok_or_else(|| not_registered(target))?;
+        Ok(health_of(&entry.state, &entry.policy, self.now()))
     }
 
     // ===== entry points =====
@@ -192,28 +200,36 @@ impl SyncEngine {
     /// Runs every target due at `now` (concurrently) and reports each outcome.
     /// Also re-checks every target's health, so one that went quiet is reported.
     pub async fn run_due(&self, now: Timestamp) -> Vec<(SyncTarget, SyncOutcome)> {
-        let targets = self.targets();
-        let mut runs = Vec::new();
-        for target in targets {
-            let due = match self.load(&target) {
-                Ok(Some(state)) => state.next_due.is_none_or(|at| at <= now),
-                Ok(None) => true,
-                Err(error) => {
-                    tracing::warn!(%target, %error, "could not read sync state");
-                    false
-                }
-            };
-            if due {
-                let engine = self.clone();
-                let run_target = target.clone();
-                runs.push((
-                    target,
-                    tokio::spawn(async move { engine.run(&run_target, Mode::Due).await }),
-                ));
+        let mut due = Vec::new();
+        for target in self.targets() {
+            let is_due = lock(&self.inner.targets)
+                .get(&target)
+                .is_some_and(|entry| entry.state.next_due.is_none_or(|at| at <= now));
+            if is_due {
+                due.push(target);
             } else {
                 self.refresh_health(&target);
             }
         }
+        self.run_each(due, Mode::Due).await
+    }
+
+    /// Runs `targets` concurrently (each its own task, so one slow source delays no
+    /// other) and reports each outcome.
+    async fn run_each(
+        &self,
+        targets: Vec<SyncTarget>,
+        mode: Mode,
+    ) -> Vec<(SyncTarget, SyncOutcome)> {
+        let runs: Vec<_> = targets
+            .into_iter()
+            .map(|target| {
+                let engine = self.clone();
+                let run_target = target.clone();
+                let run = tokio::spawn(async move { engine.run(&run_target, mode).await });
+                (target, run)
+            })
+            .collect();
         let mut outcomes = Vec::with_capacity(runs.len());
         for (target, run) in runs {
             match run.await {
@@ -237,15 +253,10 @@ impl SyncEngine {
         self.run(target, Mode::Now).await
     }
 
-    /// `sync_if_due` for every registered target; for window focus and wake-up.
+    /// `sync_if_due` for every registered target, concurrently; for window focus,
+    /// network back and wake-up.
     pub async fn trigger_all(&self, trigger: Trigger) -> Vec<(SyncTarget, SyncOutcome)> {
-        let mut outcomes = Vec::new();
-        for target in self.targets() {
-            if let Ok(outcome) = self.sync_if_due(&target, trigger).await {
-                outcomes.push((target, outcome));
-            }
-        }
-        outcomes
+        self.run_each(self.targets(), Mode::IfDue(trigger)).await
     }
 
     /// Removes everything stored under `acct.<connector>.<account>.`, unregisters the
@@ -277,13 +288,13 @@ impl SyncEngine {
     async fn run(&self, target: &SyncTarget, mode: Mode) -> Result<SyncOutcome> {
         let mut flight = {
             let mut targets = lock(&self.inner.targets);
-            let entry = targets.get_mut(target).ok_or_else(|| {
-                Error::invalid_argument("target", format!("{target} is not registered"))
-            })?;
+            let entry = targets
+                .get_mut(target)
+                .ok_or_else(|| not_registered(target))?;
             match entry.flight.clone() {
                 Some(flight) => flight,
                 None => {
-                    let state = self.load(target)?.unwrap_or_default();
+                    let state = entry.state.clone();
                     if let Some(reason) = skip_reason(&state, &entry.policy, mode, self.now()) {
                         return Ok(SyncOutcome::Skipped(reason));
                     }
@@ -329,12 +340,14 @@ impl SyncEngine {
             cancel: cancel.clone(),
             bus: self.inner.db.bus().clone(),
             clock: self.inner.db.clock().clone(),
+            progress: Throttle::new(self.inner.db.clock().clone()),
         };
         let attempt_at = self.now();
         let result = tokio::select! {
             result = CatchUnwind(source.sync(&context)) => Some(result),
             _ = cancel.cancelled() => None,
         };
+        context.finish_progress();
         let outcome = match result {
             None => SyncOutcome::Cancelled,
             Some(result) => {
@@ -352,8 +365,22 @@ impl SyncEngine {
                 );
                 // A disconnect while the source ran removed the state: keep it removed.
                 if !cancel.is_cancelled() {
-                    if let Err(error) = self.save(&target, &state) {
-                        tracing::error!(%target, %error, "could not store sync state");
+                    if let Some(entry) = lock(&self.inner.targets).get_mut(&target) {
+                        entry.state = state.clone();
+                    }
+                    // Off the async threads: a locked file must not stall IPC.
+                    let engine = self.clone();
+                    let key = target.clone();
+                    let saved =
+                        tokio::task::spawn_blocking(move || engine.save(&key, &state)).await;
+                    match saved {
+                        Ok(Ok(())) => {}
+                        Ok(Err(error)) => {
+                            tracing::error!(%target, %error, "could not store sync state")
+                        }
+                        Err(error) => {
+                            tracing::error!(%target, %error, "the task storing sync state failed")
+                        }
                     }
                 }
                 outcome
@@ -405,16 +432,12 @@ impl SyncEngine {
             async move {
                 engine.run_due(engine.now()).await;
                 let now = engine.now();
-                let mut wait = MAX_SLEEP;
-                for target in engine.targets() {
-                    if let Ok(Some(SyncState {
-                        next_due: Some(at), ..
-                    })) = engine.load(&target)
-                    {
-                        wait = wait.min(at.duration_since(now));
-                    }
-                }
-                wait.max(Duration::from_millis(10))
+                let wait = lock(&engine.inner.targets)
+                    .values()
+                    .filter_map(|entry| entry.state.next_due)
+                    .map(|at| at.duration_since(now))
+                    .fold(MAX_SLEEP, Duration::min);
+                Some(wait.max(Duration::from_millis(10)))
             }
         });
     }
@@ -425,13 +448,6 @@ impl SyncEngine {
     }
 
     // ===== state =====
-
-    fn policy(&self, target: &SyncTarget) -> Result<SyncPolicy> {
-        lock(&self.inner.targets)
-            .get(target)
-            .map(|entry| entry.policy)
-            .ok_or_else(|| Error::invalid_argument("target", format!("{target} is not registered")))
-    }
 
     fn load(&self, target: &SyncTarget) -> Result<Option<SyncState>> {
         let key = target.state_key();
@@ -452,6 +468,10 @@ impl SyncEngine {
             .db
             .write(now, |tx, _| kv::put(tx, &key, &text, now))
     }
+}
+
+fn not_registered(target: &SyncTarget) -> Error {
+    Error::invalid_argument("target", format!("{target} is not registered"))
 }
 
 struct Started {

@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::target::SyncTarget;
 use crate::bus::{EventBus, SyncProgress};
 use crate::clock::Clock;
+use crate::progress::Throttle;
 
 /// A boxed future, the return type of [`SyncSource::sync`].
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -50,6 +51,7 @@ pub struct SyncContext {
     pub(crate) cancel: CancellationToken,
     pub(crate) bus: EventBus,
     pub(crate) clock: std::sync::Arc<dyn Clock>,
+    pub(crate) progress: Throttle,
 }
 
 impl fmt::Debug for SyncContext {
@@ -99,8 +101,25 @@ impl SyncContext {
         self.cancel.cancelled().await;
     }
 
-    /// Publishes a sync-progress event.
+    /// Reports progress, published as a sync-progress event throttled like local job
+    /// progress: about one event a percent with a known total, at most one per
+    /// [`PROGRESS_INTERVAL`](crate::local::PROGRESS_INTERVAL) without; a report held
+    /// back is published when the run ends.
     pub fn progress(&self, done: u32, total: Option<u32>) {
+        if self.progress.report(u64::from(done), total.map(u64::from)) {
+            self.publish_progress(done, total);
+        }
+    }
+
+    /// Publishes the last report if the throttle held it back.
+    pub(crate) fn finish_progress(&self) {
+        if let Some((done, total)) = self.progress.held_back() {
+            let narrow = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+            self.publish_progress(narrow(done), total.map(narrow));
+        }
+    }
+
+    fn publish_progress(&self, done: u32, total: Option<u32>) {
         self.bus.publish(SyncProgress {
             target: self.target.to_string(),
             done,

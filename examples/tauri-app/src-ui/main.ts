@@ -7,6 +7,7 @@ import {
   commands,
   enqueue,
   onJobsEvent,
+  onResync,
   spawnLocal,
   syncNow,
   syncStatus,
@@ -152,6 +153,11 @@ await onJobsEvent((event, dropped) => {
   $("dropped").textContent = String(dropped);
   if (event.type === "jobStateChanged") jobsDirty = true;
   if (event.type === "pluginHealth" || event.type === "syncProgress") void renderSync();
+});
+// The plugin dropped state changes while the page was busy: reload what it shows.
+await onResync(() => {
+  jobsDirty = true;
+  void renderSync();
 });
 setInterval(() => {
   if (jobsDirty) {

@@ -1,16 +1,15 @@
-//! Progress throttling for process-local jobs.
+//! Progress throttling, shared by process-local jobs and sync runs.
 //!
 //! With a known total, an event goes out when the whole percent grows (so at most 101
 //! for any number of steps, the first and the last included); with an unknown total,
 //! at most one per [`PROGRESS_INTERVAL`] of clock time. A report that is held back is
-//! still stored, so records show the latest figures, and it is sent when the job ends.
+//! still stored, so records show the latest figures, and it is sent when the work
+//! ends. A report that publishes nothing costs a few atomic operations and no lock.
 
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::LocalJobId;
-use crate::bus::{EventBus, LocalJobProgress};
 use crate::clock::{duration_millis, Clock};
 
 /// With an unknown total, the least clock time between two progress events.
@@ -19,10 +18,9 @@ pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(250);
 const UNKNOWN: u64 = u64::MAX;
 const NONE_YET: i64 = -1;
 
-pub(crate) struct Progress {
-    id: LocalJobId,
-    kind: String,
-    bus: EventBus,
+/// The latest report of one piece of work, and whether the next one should be
+/// published.
+pub(crate) struct Throttle {
     clock: Arc<dyn Clock>,
     // Relaxed throughout: each value is read on its own; a report racing another one
     // can at worst publish one event more or one figure older, never block.
@@ -33,22 +31,19 @@ pub(crate) struct Progress {
     held_back: AtomicBool,
 }
 
-impl std::fmt::Debug for Progress {
+impl std::fmt::Debug for Throttle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let (done, total) = self.current();
-        f.debug_struct("Progress")
+        f.debug_struct("Throttle")
             .field("done", &done)
             .field("total", &total)
             .finish()
     }
 }
 
-impl Progress {
-    pub(crate) fn new(id: LocalJobId, kind: String, bus: EventBus, clock: Arc<dyn Clock>) -> Self {
-        Progress {
-            id,
-            kind,
-            bus,
+impl Throttle {
+    pub(crate) fn new(clock: Arc<dyn Clock>) -> Self {
+        Throttle {
             clock,
             done: AtomicU64::new(0),
             total: AtomicU64::new(UNKNOWN),
@@ -67,7 +62,9 @@ impl Progress {
         )
     }
 
-    pub(crate) fn report(&self, done: u64, total: Option<u64>) {
+    /// Stores a report; returns whether it should be published now.
+    #[must_use]
+    pub(crate) fn report(&self, done: u64, total: Option<u64>) -> bool {
         self.done.store(done, Ordering::Relaxed);
         self.total
             .store(total.unwrap_or(UNKNOWN), Ordering::Relaxed);
@@ -91,36 +88,20 @@ impl Progress {
                         .is_ok()
             }
         };
-        if publish {
-            self.held_back.store(false, Ordering::Relaxed);
-            self.send(done, total);
-        } else {
-            self.held_back.store(true, Ordering::Relaxed);
-        }
+        self.held_back.store(!publish, Ordering::Relaxed);
+        publish
     }
 
-    /// Sends the last report if it was held back.
-    pub(crate) fn finish(&self) {
-        if self.held_back.swap(false, Ordering::Relaxed) {
-            let (done, total) = self.current();
-            self.send(done, total);
-        }
-    }
-
-    fn send(&self, done: u64, total: Option<u64>) {
-        self.bus.publish(LocalJobProgress {
-            id: self.id,
-            kind: self.kind.clone(),
-            done,
-            total,
-            percent: total.map(|total| percent(done, total) as u8),
-            at: self.clock.now(),
-        });
+    /// The last report, if it was held back: to publish when the work ends.
+    pub(crate) fn held_back(&self) -> Option<(u64, Option<u64>)> {
+        self.held_back
+            .swap(false, Ordering::Relaxed)
+            .then(|| self.current())
     }
 }
 
 /// Whole percent of `done` in `total`, 0 to 100.
-fn percent(done: u64, total: u64) -> i64 {
+pub(crate) fn percent(done: u64, total: u64) -> i64 {
     if total == 0 {
         return 100;
     }
