@@ -190,6 +190,10 @@ export type Event =
 {
 	type: "syncProgress",
 } & SyncProgress | 
+/**  A sync run ended. */
+{
+	type: "syncFinished",
+} & SyncFinished | 
 /**  A message was stored. */
 {
 	type: "messageStored",
@@ -580,6 +584,19 @@ until: Timestamp } |
 { reason: "throttled"; 
 /**  Until when. */
 until: Timestamp };
+
+/**
+ *  A sync run ended (a run that was skipped publishes nothing). With its outcome a
+ *  page can show the last sync without polling.
+ */
+export type SyncFinished = {
+	/**  The target, as `connector/account/name`. */
+	target: string,
+	/**  How the run ended. */
+	outcome: SyncOutcome,
+	/**  When it ended. */
+	at: Timestamp,
+};
 
 /**  How a run ended, as every caller waiting on it sees it. */
 export type SyncOutcome = 

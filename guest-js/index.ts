@@ -24,6 +24,7 @@ import {
   type LocalJobProgress,
   type PluginHealth,
   type SyncOutcome,
+  type SyncFinished,
   type SyncProgress,
   type SyncStatus,
   type Trigger,
@@ -153,6 +154,11 @@ export function onLocalJobState(handler: (event: LocalJobChanged) => void): Prom
 /** Sync progress. */
 export function onSyncProgress(handler: (event: SyncProgress) => void): Promise<UnlistenFn> {
   return onType("syncProgress", handler);
+}
+
+/** The end of every sync run (skipped runs publish nothing), with its outcome. */
+export function onSyncFinished(handler: (event: SyncFinished) => void): Promise<UnlistenFn> {
+  return onType("syncFinished", handler);
 }
 
 /** Health changes of sync targets and components. */

@@ -368,3 +368,69 @@ fn a_stream_keeps_its_capacity_rounded_up_to_a_power_of_two() {
     assert_eq!(kept, 8);
     assert_eq!(stream.dropped(), 12);
 }
+
+// ===== nothing runnable costs nothing =====
+
+#[test]
+fn next_claimable_at_skips_kinds_at_their_cap_or_paused() {
+    let h = Harness::new();
+    h.queue.set_kind_limit("gpu", Some(1)).unwrap();
+    for i in 0..3 {
+        h.queue.enqueue("gpu", &i, EnqueueOptions::new()).unwrap();
+    }
+    let request = ClaimRequest::new("w", ["gpu", "scan"]);
+    assert_eq!(
+        h.queue.next_claimable_at(&request).unwrap(),
+        Some(h.clock.now())
+    );
+    let held = h.queue.claim(&request).unwrap();
+    assert_eq!(held.len(), 1);
+    assert_eq!(
+        h.queue.next_claimable_at(&request).unwrap(),
+        None,
+        "the cap is full: nothing to wake for"
+    );
+    h.queue
+        .enqueue("scan", &0, EnqueueOptions::new().delay(30 * SEC))
+        .unwrap();
+    let in_30s = h.clock.now().as_millis() + 30_000;
+    assert_eq!(
+        h.queue
+            .next_claimable_at(&request)
+            .unwrap()
+            .map(|at| at.as_millis()),
+        Some(in_30s)
+    );
+    h.queue.pause_kind("scan").unwrap();
+    assert_eq!(h.queue.paused_kinds().unwrap(), vec!["scan".to_owned()]);
+    assert_eq!(h.queue.next_claimable_at(&request).unwrap(), None);
+    h.queue.resume_kind("scan").unwrap();
+    assert!(h.queue.paused_kinds().unwrap().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resuming_a_kind_or_raising_a_cap_wakes_a_started_runner_at_once() {
+    let h = Harness::new();
+    let ran = Arc::new(AtomicU32::new(0));
+    let counted = ran.clone();
+    let handler = Handler::new("mail", move |_: serde_json::Value, _ctx: JobContext| {
+        counted.fetch_add(1, Ordering::SeqCst);
+        async { Ok(()) }
+    });
+    let mut slow_poll = settings();
+    // Without a wake-up the runner would not look again for an hour.
+    slow_poll.poll_interval = Duration::from_secs(3600);
+    let runner = Runner::new(h.queue.clone(), vec![handler], slow_poll).unwrap();
+    h.queue.pause_kind("mail").unwrap();
+    runner.start();
+    h.queue.enqueue("mail", &1, EnqueueOptions::new()).unwrap();
+    h.queue.resume_kind("mail").unwrap();
+    let waited = tokio::time::timeout(Duration::from_secs(20), async {
+        while ran.load(Ordering::SeqCst) == 0 {
+            tokio::task::yield_now().await;
+        }
+    })
+    .await;
+    assert!(waited.is_ok(), "the resumed kind's job did not start");
+    runner.stop(Duration::from_secs(1)).await.unwrap();
+}

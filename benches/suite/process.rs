@@ -1,5 +1,7 @@
 //! Figures that need a process of their own: enqueue-to-start latency from another
-//! process, idle CPU, and resident memory against the number of queued jobs. The
+//! process, idle CPU and thread wake-ups in six idle states (an empty queue, a backlog
+//! behind a full cap or a paused kind, jobs waiting out a backoff, a locked file,
+//! throttled sync targets), and resident memory against the number of queued jobs. The
 //! suite runs its own binary again with `--child <role> ...` for each.
 
 use std::path::Path;
@@ -78,22 +80,48 @@ pub async fn measure(report: &mut Report) {
     }
 
     let secs = env_usize("BENCH_IDLE_SECS", 60);
-    let name = "idle: runner + scheduler started, nothing to do, CPU per minute (ms)";
-    if report.wants(name) {
-        let output = finish(
-            child(&["idle", &secs.to_string()]),
-            Duration::from_secs(secs as u64 + 60),
-        );
+    let states = [
+        ("empty", "idle: runner + scheduler started, nothing to do"),
+        (
+            "capped",
+            "idle: 10,000 queued behind a cap of 1, the one slot busy",
+        ),
+        ("paused", "idle: 10,000 queued of a paused kind"),
+        ("backoff", "idle: 1,000 jobs waiting out a backoff"),
+        (
+            "locked",
+            "idle: a job queued, the file locked by another program",
+        ),
+        (
+            "throttled",
+            "idle: sync targets all throttled by their server",
+        ),
+    ];
+    let wanted: Vec<_> = states
+        .iter()
+        .filter(|(_, name)| report.wants(name))
+        .collect();
+    // Each state in a process of its own, all at once: CPU time is per process, and
+    // idle processes barely compete.
+    let children: Vec<_> = wanted
+        .iter()
+        .map(|(state, _)| child(&["idle", state, &secs.to_string()]))
+        .collect();
+    for ((_, name), process) in wanted.into_iter().zip(children) {
+        let output = finish(process, Duration::from_secs(secs as u64 + 120));
         let per_minute = field(&output, "CPU_MS") * 60.0 / secs as f64;
-        let wakes = field(&output, "SWITCHES") * 60.0 / secs as f64;
+        let wakes = field(&output, "WAKEUPS") * 60.0 / secs as f64;
         report.checked(
-            name,
+            &format!("{name}, CPU per minute (ms)"),
             format!("{per_minute:.1} ({:.3}% of a core)", per_minute / 600.0),
             String::new(),
             "< 0.1% of a core (60 ms)",
             per_minute < 60.0,
         );
-        report.info("idle: context switches per minute", format!("{wakes:.0}"));
+        report.info(
+            &format!("{name}, thread wake-ups per minute"),
+            format!("{wakes:.0}"),
+        );
     }
 
     let name = "memory: RSS with queued jobs, runner started (MiB)";
@@ -196,7 +224,7 @@ pub fn run_child(args: &[String]) {
         .unwrap();
     match args.first().map(String::as_str) {
         Some("enqueue-timed") => enqueue_timed(Path::new(&args[1]), args[2].parse().unwrap()),
-        Some("idle") => runtime.block_on(idle(args[1].parse().unwrap())),
+        Some("idle") => runtime.block_on(idle(&args[1], args[2].parse().unwrap())),
         Some("memory") => runtime.block_on(memory(Path::new(&args[1]))),
         other => panic!("unknown child role {other:?}"),
     }
@@ -217,60 +245,183 @@ fn enqueue_timed(db: &Path, n: usize) {
     }
 }
 
-fn usage() -> (Duration, i64) {
+/// CPU time of the whole process.
+fn cpu_time() -> Duration {
     // SAFETY: getrusage fills the struct we own.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
     let cpu = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    (
-        cpu(usage.ru_utime) + cpu(usage.ru_stime),
-        usage.ru_nvcsw + usage.ru_nivcsw,
-    )
+    cpu(usage.ru_utime) + cpu(usage.ru_stime)
 }
 
-/// A started runner and scheduler with nothing to do: CPU and context switches over
-/// `secs`.
-async fn idle(secs: u64) {
+/// How many times this process's threads were scheduled in so far (context switches,
+/// voluntary and not, summed over `/proc/self/task/*/status`).
+fn wakeups() -> u64 {
+    let mut total = 0;
+    for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+        let Ok(status) = std::fs::read_to_string(task.path().join("status")) else {
+            continue;
+        };
+        for line in status.lines() {
+            if let Some(value) = line
+                .strip_prefix("voluntary_ctxt_switches:")
+                .or_else(|| line.strip_prefix("nonvoluntary_ctxt_switches:"))
+            {
+                total += value.trim().parse::<u64>().unwrap_or(0);
+            }
+        }
+    }
+    total
+}
+
+fn hold_forever(kind: &str) -> Handler {
+    Handler::new(kind, |_: serde_json::Value, _ctx: JobContext| async move {
+        std::future::pending::<()>().await;
+        Ok(())
+    })
+}
+
+fn noop(kind: &str) -> Handler {
+    Handler::new(kind, |_: serde_json::Value, _ctx: JobContext| async move {
+        Ok(())
+    })
+}
+
+/// The backend in one of the idle `state`s: CPU and thread wake-ups over `secs`.
+async fn idle(state: &str, secs: u64) {
+    use tauri_plugin_jobs::queue::NewJob;
+    use tauri_plugin_jobs::sync::{
+        BoxFuture, SyncContext, SyncEngine, SyncError, SyncPolicy, SyncResult, SyncSource,
+        SyncTarget, SyncThrottle,
+    };
+
+    struct Throttled;
+    impl SyncSource for Throttled {
+        fn sync<'a>(&'a self, _: &'a SyncContext) -> BoxFuture<'a, Result<SyncResult, SyncError>> {
+            Box::pin(async {
+                Ok(SyncResult::Throttled(SyncThrottle::server_interval(
+                    Duration::from_secs(3600),
+                )))
+            })
+        }
+    }
+
     let dir = tempfile::tempdir().unwrap();
-    let queue = Queue::open(dir.path().join("raw.db"), QueueOptions::new()).unwrap();
-    let noop = Handler::new(
-        "noop",
-        |_: serde_json::Value, _ctx: JobContext| async move { Ok(()) },
-    );
-    let runner = Runner::new(queue.clone(), vec![noop], RunnerSettings::default()).unwrap();
-    let scheduler = Scheduler::new(queue);
-    scheduler
-        .upsert(ScheduleSpec::every(
-            "hourly",
-            "noop",
-            Duration::from_secs(3600),
-        ))
-        .unwrap();
-    runner.start();
-    scheduler.start();
-    // The first rounds (and the schedule's first run) settle.
+    let path = dir.path().join("raw.db");
+    let queue = Queue::open(&path, QueueOptions::new()).unwrap();
+    let many = |kind: &str, n: usize, options: EnqueueOptions| {
+        queue
+            .enqueue_batch((0..n).map(|i| NewJob::new(kind, json!(i)).options(options.clone())))
+            .unwrap();
+    };
+    let mut runner = None;
+    let mut scheduler = None;
+    let mut engine = None;
+    let mut lock = None;
+    match state {
+        "empty" => {
+            let schedules = Scheduler::new(queue.clone());
+            schedules
+                .upsert(ScheduleSpec::every(
+                    "hourly",
+                    "noop",
+                    Duration::from_secs(3600),
+                ))
+                .unwrap();
+            scheduler = Some(schedules);
+            runner = Some(Runner::new(
+                queue.clone(),
+                vec![noop("noop")],
+                RunnerSettings::default(),
+            ));
+        }
+        "capped" => {
+            let handler = hold_forever("gpu").concurrency(1);
+            runner = Some(Runner::new(
+                queue.clone(),
+                vec![handler],
+                RunnerSettings::default(),
+            ));
+            many("gpu", 10_000, EnqueueOptions::new());
+        }
+        "paused" => {
+            runner = Some(Runner::new(
+                queue.clone(),
+                vec![noop("noop")],
+                RunnerSettings::default(),
+            ));
+            queue.pause_kind("noop").unwrap();
+            many("noop", 10_000, EnqueueOptions::new());
+        }
+        "backoff" => {
+            runner = Some(Runner::new(
+                queue.clone(),
+                vec![noop("noop")],
+                RunnerSettings::default(),
+            ));
+            many(
+                "noop",
+                1_000,
+                EnqueueOptions::new().delay(Duration::from_secs(3600)),
+            );
+        }
+        "locked" => {
+            runner = Some(Runner::new(
+                queue.clone(),
+                vec![noop("noop")],
+                RunnerSettings::default(),
+            ));
+            many("noop", 1, EnqueueOptions::new());
+            let other = rusqlite::Connection::open(&path).unwrap();
+            other.execute_batch("BEGIN IMMEDIATE").unwrap();
+            lock = Some(other);
+        }
+        "throttled" => {
+            let sync = SyncEngine::new(queue.clone());
+            for name in ["a", "b", "c", "d", "e"] {
+                sync.register(
+                    SyncTarget::new("api", "me", name),
+                    SyncPolicy::every(Duration::from_secs(60)),
+                    Arc::new(Throttled),
+                )
+                .unwrap();
+            }
+            engine = Some(sync);
+        }
+        other => panic!("unknown idle state {other:?}"),
+    }
+    let runner = runner.map(|made| made.unwrap());
+    if let Some(runner) = &runner {
+        runner.start();
+    }
+    if let Some(scheduler) = &scheduler {
+        scheduler.start();
+    }
+    if let Some(engine) = &engine {
+        engine.start();
+    }
+    // The first rounds (the schedule's first run, the first syncs) settle.
     tokio::time::sleep(Duration::from_secs(3)).await;
-    let (cpu_before, switches_before) = usage();
+    let (cpu_before, wakes_before) = (cpu_time(), wakeups());
     tokio::time::sleep(Duration::from_secs(secs)).await;
-    let (cpu_after, switches_after) = usage();
+    let (cpu_after, wakes_after) = (cpu_time(), wakeups());
     println!("CPU_MS {}", (cpu_after - cpu_before).as_secs_f64() * 1e3);
-    println!("SWITCHES {}", switches_after - switches_before);
-    runner.stop(Duration::from_secs(1)).await.unwrap();
-    scheduler.stop().await;
+    println!("WAKEUPS {}", wakes_after.saturating_sub(wakes_before));
+    drop(lock);
+    // Held jobs are simply left running; the file is a temporary one.
+    std::process::exit(0);
 }
 
 /// A started runner over a file full of queued jobs, its four slots held by handlers
 /// that never return, the UI's counts and first page read: resident memory.
 async fn memory(db: &Path) {
     let queue = Queue::open(db, QueueOptions::new()).unwrap();
-    let hold = Handler::new(
-        "noop",
-        |_: serde_json::Value, _ctx: JobContext| async move {
-            std::future::pending::<()>().await;
-            Ok(())
-        },
-    );
-    let runner = Runner::new(queue.clone(), vec![hold], RunnerSettings::default()).unwrap();
+    let runner = Runner::new(
+        queue.clone(),
+        vec![hold_forever("noop")],
+        RunnerSettings::default(),
+    )
+    .unwrap();
     runner.start();
     tokio::time::sleep(Duration::from_secs(2)).await;
     let reader = queue.clone();

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Health, JobId, JobStatus, LocalJobId, LocalJobStatus, Timestamp};
+use crate::model::{Health, JobId, JobStatus, LocalJobId, LocalJobStatus, SyncOutcome, Timestamp};
 
 /// Everything published on the [`EventBus`](super::EventBus).
 ///
@@ -18,6 +18,8 @@ pub enum Event {
     JobStateChanged(JobStateChanged),
     /// A sync run reported progress.
     SyncProgress(SyncProgress),
+    /// A sync run ended.
+    SyncFinished(SyncFinished),
     /// A message was stored.
     MessageStored(MessageEvent),
     /// A stored message was parsed.
@@ -46,6 +48,7 @@ impl Event {
         match self {
             Event::JobStateChanged(_) => "jobStateChanged",
             Event::SyncProgress(_) => "syncProgress",
+            Event::SyncFinished(_) => "syncFinished",
             Event::MessageStored(_) => "messageStored",
             Event::MessageParsed(_) => "messageParsed",
             Event::MessageIndexed(_) => "messageIndexed",
@@ -91,6 +94,7 @@ macro_rules! into_event {
 into_event!(
     JobStateChanged,
     SyncProgress,
+    SyncFinished,
     ReadStateChanged,
     PluginHealth,
     LocalJobChanged,
@@ -108,6 +112,19 @@ pub struct SyncProgress {
     /// Items in all, when known.
     pub total: Option<u32>,
     /// When it was reported.
+    pub at: Timestamp,
+}
+
+/// A sync run ended (a run that was skipped publishes nothing). With its outcome a
+/// page can show the last sync without polling.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncFinished {
+    /// The target, as `connector/account/name`.
+    pub target: String,
+    /// How the run ended.
+    pub outcome: SyncOutcome,
+    /// When it ended.
     pub at: Timestamp,
 }
 

@@ -26,7 +26,7 @@ use crate::panics::panic_message;
 
 pub use event::{
     Event, JobStateChanged, LocalJobChanged, LocalJobProgress, MessageEvent, PluginHealth,
-    ReadStateChanged, SyncProgress,
+    ReadStateChanged, SyncFinished, SyncProgress,
 };
 
 /// What a handler returns; an error is logged and otherwise ignored.

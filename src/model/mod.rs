@@ -6,6 +6,7 @@
 //!   [`Job`], and what a read asks for and counts ([`JobFilter`], [`KindCount`]);
 //! - process-local jobs as shown: [`LocalJobId`], [`LocalJobStatus`], [`LocalJob`];
 //! - [`Health`] of a component, with a reason a person can read;
+//! - how a sync run ended ([`SyncOutcome`], [`SkipReason`]);
 //! - [`sanitize_error`] and [`redact`]: error text made safe to store and show.
 //!
 //! The modules that act on these types re-export them where users first meet them
@@ -15,10 +16,12 @@ mod health;
 mod job;
 mod local;
 mod redact;
+mod sync;
 pub(crate) mod time;
 
 pub use health::{Health, HealthStatus};
 pub use job::{Actor, Job, JobFilter, JobId, JobStatus, KindCount, Priority};
 pub use local::{LocalJob, LocalJobId, LocalJobStatus};
 pub use redact::{redact, sanitize_error, MAX_ERROR_CHARS};
+pub use sync::{SkipReason, SyncOutcome};
 pub use time::Timestamp;

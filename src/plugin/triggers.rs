@@ -8,8 +8,10 @@ use tokio_util::sync::CancellationToken;
 use crate::clock::{Clock, SystemClock};
 use crate::sync::{SyncEngine, Trigger};
 
-/// How often the wake detector compares the wall clock with the monotonic clock.
-const WAKE_CHECK: Duration = Duration::from_secs(10);
+/// How often the wake detector compares the wall clock with the monotonic clock: as
+/// often as the other background loops look at the wall clock at most, so that a
+/// sleeping app wakes no more often for it.
+const WAKE_CHECK: Duration = crate::background::MAX_SLEEP;
 /// How far the wall clock must run ahead of the monotonic clock to count as a wake.
 const WAKE_JUMP: Duration = Duration::from_secs(30);
 

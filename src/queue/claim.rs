@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use rusqlite::Transaction;
+use rusqlite::{Connection, Transaction};
 use serde::Serialize;
 
 use super::enqueue::check_key;
@@ -213,6 +213,26 @@ impl Queue {
         Ok(earliest)
     }
 
+    /// About the earliest time a job that `request` could claim becomes runnable: as
+    /// [`next_run_at`](Queue::next_run_at), over the kinds of the request that are
+    /// neither paused nor at their cap (in every process) right now. `None` when no
+    /// queued job could be claimed before something else changes (a slot frees, a cap
+    /// or a pause changes, another process writes): a worker then has no reason to
+    /// wake for the backlog.
+    pub fn next_claimable_at(&self, request: &ClaimRequest) -> Result<Option<Timestamp>> {
+        let store = self.db().store();
+        let mut earliest: Option<Timestamp> = None;
+        for kind in &request.kinds {
+            if room(store.conn(), request, kind)? == 0 {
+                continue;
+            }
+            if let Some(at) = jobs::next_run_at(store.conn(), kind)? {
+                earliest = Some(earliest.map_or(at, |e| e.min(at)));
+            }
+        }
+        Ok(earliest)
+    }
+
     /// Whether a claim at `now` should first sweep for expired leases: at most once per
     /// [`LEASE_SWEEP_INTERVAL`] of clock time per queue handle.
     fn sweep_due(&self, now: Timestamp) -> bool {
@@ -228,6 +248,24 @@ impl Queue {
 }
 
 // ===== the claim transaction =====
+
+/// How many more jobs of `kind` may run now, in every process: zero while the kind is
+/// paused, the room under its cap otherwise (the lower of the cap stored for the kind,
+/// for every claimer, and the one `request` asks for), `u32::MAX` without a cap.
+fn room(conn: &Connection, request: &ClaimRequest, kind: &str) -> Result<u32> {
+    let (stored, paused) = jobs::kind_settings(conn, kind)?;
+    if paused {
+        return Ok(0);
+    }
+    let cap = match (stored, request.limits.get(kind)) {
+        (Some(stored), Some(&asked)) => Some(stored.min(asked)),
+        (stored, asked) => stored.or(asked.copied()),
+    };
+    Ok(match cap {
+        Some(cap) => cap.saturating_sub(jobs::running_count(conn, kind)?),
+        None => u32::MAX,
+    })
+}
 
 /// Checks a claim request before any transaction starts.
 fn check_claim(request: &ClaimRequest) -> Result<()> {
@@ -253,20 +291,7 @@ fn claim_in(
 ) -> Result<Vec<ClaimedJob>> {
     let mut candidates = Vec::new();
     for kind in kinds {
-        // The cap is the lower of the one stored for the kind (what the app's runner
-        // set, for every claimer) and the one this claimer asks for.
-        let (stored, paused) = jobs::kind_settings(tx, kind)?;
-        if paused {
-            continue;
-        }
-        let cap = match (stored, request.limits.get(*kind)) {
-            (Some(stored), Some(&asked)) => Some(stored.min(asked)),
-            (stored, asked) => stored.or(asked.copied()),
-        };
-        let mut room = request.max_jobs;
-        if let Some(cap) = cap {
-            room = room.min(cap.saturating_sub(jobs::running_count(tx, kind)?));
-        }
+        let room = room(tx, request, kind)?.min(request.max_jobs);
         if room > 0 {
             candidates.extend(
                 jobs::candidates(tx, kind, now, room)?

@@ -1,8 +1,10 @@
 //! Settings per kind stored in `raw.db`, so that every claim in every process obeys
-//! them whatever the claimer passes: the cap on running jobs.
+//! them whatever the claimer passes: the cap on running jobs, and whether the kind is
+//! paused.
 
 use super::enqueue::check_kind;
 use super::Queue;
+use crate::db::Notice;
 use crate::error::Result;
 use crate::store::jobs;
 
@@ -14,11 +16,39 @@ impl Queue {
         check_kind(kind)?;
         let db = self.db();
         let now = db.now();
-        db.write(now, |tx, _| jobs::set_kind_limit(tx, kind, limit, now))
+        db.write(now, |tx, _| jobs::set_kind_limit(tx, kind, limit, now))?;
+        // A higher cap may let held-back jobs run.
+        db.notify(Notice::Runnable);
+        Ok(())
     }
 
     /// The cap on running jobs of `kind` stored in the file, if any.
     pub fn kind_limit(&self, kind: &str) -> Result<Option<u32>> {
         Ok(jobs::kind_settings(self.db().store().conn(), kind)?.0)
+    }
+
+    /// Pauses `kind`: claims in every process skip it until it is resumed. Jobs of
+    /// the kind already running go on; queued ones wait, and can still be cancelled.
+    pub fn pause_kind(&self, kind: &str) -> Result<()> {
+        self.set_paused(kind, true)
+    }
+
+    /// Resumes a paused `kind`; its queued jobs run again in the usual order.
+    pub fn resume_kind(&self, kind: &str) -> Result<()> {
+        self.set_paused(kind, false)?;
+        self.db().notify(Notice::Runnable);
+        Ok(())
+    }
+
+    /// The paused kinds, by name.
+    pub fn paused_kinds(&self) -> Result<Vec<String>> {
+        jobs::paused_kinds(self.db().store().conn())
+    }
+
+    fn set_paused(&self, kind: &str, paused: bool) -> Result<()> {
+        check_kind(kind)?;
+        let db = self.db();
+        let now = db.now();
+        db.write(now, |tx, _| jobs::set_kind_paused(tx, kind, paused, now))
     }
 }

@@ -101,7 +101,7 @@ impl Runner {
     }
 
     /// How long the thread may sleep: until the poll interval, the next lease
-    /// renewal, or (when a slot is free) the next queued job's run time.
+    /// renewal, or (when a slot is free) the next run time of a job it could claim.
     fn next_wait(&self, saturated: bool) -> Duration {
         let now = self.now();
         let mut wait = self.inner.settings.poll_interval;
@@ -110,11 +110,17 @@ impl Runner {
             wait = wait.min(renew_at.duration_since(now));
         }
         if !saturated {
-            if let Ok(Some(at)) = self.inner.queue.next_run_at(&self.inner.kinds) {
+            // Only jobs that could be claimed count: a backlog held back by a full cap
+            // (here or in another process) or a paused kind is no reason to wake. What
+            // frees it wakes the thread on its own: a handler returning, an enqueue, a
+            // cap or pause changed in this process; another process's write, at the
+            // poll interval.
+            if let Ok(Some(at)) = self.inner.queue.next_claimable_at(&self.inner.request) {
                 wait = wait.min(at.duration_since(now));
             }
         }
-        // Never spin: a job due "now" that a cap keeps back is retried shortly.
+        // A claimable job due now is claimed by the next round; 1 ms is a floor, not a
+        // retry period.
         wait.max(Duration::from_millis(1))
     }
 
@@ -150,5 +156,65 @@ impl Runner {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use crate::queue::{EnqueueOptions, NewJob, Queue, QueueOptions};
+    use crate::runner::{Handler, JobContext, Runner, RunnerSettings};
+
+    fn hold(kind: &str) -> Handler {
+        Handler::new(kind, |_: serde_json::Value, _ctx: JobContext| async move {
+            std::future::pending::<()>().await;
+            Ok(())
+        })
+    }
+
+    #[tokio::test]
+    async fn a_backlog_held_back_by_a_cap_or_a_pause_is_no_reason_to_wake() {
+        let dir = tempfile::tempdir().unwrap();
+        let queue = Queue::open(dir.path().join("raw.db"), QueueOptions::new()).unwrap();
+        let settings = RunnerSettings {
+            poll_interval: Duration::from_secs(5),
+            retention: None,
+            ..RunnerSettings::default()
+        };
+        let runner = Runner::new(
+            queue.clone(),
+            vec![hold("gpu").concurrency(1), hold("scan")],
+            settings,
+        )
+        .unwrap();
+        let jobs = (0..100).map(|i| NewJob::new("gpu", serde_json::json!(i)));
+        queue.enqueue_batch(jobs).unwrap();
+        assert_eq!(
+            runner.dispatch().unwrap(),
+            1,
+            "one slot of four, by the cap"
+        );
+        assert_eq!(runner.next_wait(false), Duration::from_secs(5));
+
+        queue.pause_kind("scan").unwrap();
+        queue.enqueue("scan", &1, EnqueueOptions::new()).unwrap();
+        assert_eq!(runner.dispatch().unwrap(), 0);
+        assert_eq!(runner.next_wait(false), Duration::from_secs(5));
+
+        // A job due in two seconds is something to wake for.
+        let later = EnqueueOptions::new().delay(Duration::from_secs(2));
+        queue.enqueue("gpu-free", &1, later).unwrap();
+        let settings = RunnerSettings {
+            poll_interval: Duration::from_secs(10),
+            ..RunnerSettings::default()
+        };
+        let runner_with_free_kind =
+            Runner::new(queue.clone(), vec![hold("gpu-free")], settings).unwrap();
+        let wait = runner_with_free_kind.next_wait(false);
+        assert!(
+            wait > Duration::from_millis(1500) && wait <= Duration::from_secs(2),
+            "{wait:?}"
+        );
     }
 }

@@ -152,6 +152,30 @@ pub(crate) fn set_kind_limit(
     Ok(())
 }
 
+/// Pauses or resumes `kind`: claims skip a paused kind.
+pub(crate) fn set_kind_paused(
+    tx: &Transaction<'_>,
+    kind: &str,
+    paused: bool,
+    now: Timestamp,
+) -> Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO kinds (kind, paused, updated_at) VALUES (?1, ?2, ?3) \
+         ON CONFLICT (kind) DO UPDATE SET paused = excluded.paused, \
+         updated_at = excluded.updated_at",
+    )?
+    .execute(params![kind, paused, now.as_millis()])?;
+    Ok(())
+}
+
+/// The paused kinds, by name.
+pub(crate) fn paused_kinds(conn: &Connection) -> Result<Vec<String>> {
+    let mut statement =
+        conn.prepare_cached("SELECT kind FROM kinds WHERE paused = 1 ORDER BY kind")?;
+    let rows = statement.query_map([], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// Whether a lease has expired by `now` (a read, no lock taken).
 pub(crate) fn any_expired(conn: &Connection, now: Timestamp) -> Result<bool> {
     Ok(conn
@@ -177,8 +201,8 @@ pub(crate) fn any_runnable(conn: &Connection, kinds: &[&str], now: Timestamp) ->
 }
 
 /// How many jobs of `kind` are running, in every process.
-pub(crate) fn running_count(tx: &Transaction<'_>, kind: &str) -> Result<u32> {
-    Ok(tx
+pub(crate) fn running_count(conn: &Connection, kind: &str) -> Result<u32> {
+    Ok(conn
         .prepare_cached("SELECT count(*) FROM jobs WHERE status = 'running' AND kind = ?1")?
         .query_row([kind], |r| r.get(0))?)
 }

@@ -55,7 +55,7 @@ pub use target::SyncTarget;
 pub use crate::background::MAX_SLEEP;
 
 use crate::background::Background;
-use crate::bus::PluginHealth;
+use crate::bus::{PluginHealth, SyncFinished};
 use crate::clock::Timestamp;
 use crate::db::Db;
 use crate::error::{Error, Result};
@@ -389,6 +389,11 @@ impl SyncEngine {
         if let Some(entry) = lock(&self.inner.targets).get_mut(&target) {
             entry.flight = None;
         }
+        self.inner.db.bus().publish(SyncFinished {
+            target: target.to_string(),
+            outcome: outcome.clone(),
+            at: self.now(),
+        });
         if !cancel.is_cancelled() {
             self.refresh_health(&target);
         }
@@ -432,9 +437,19 @@ impl SyncEngine {
             async move {
                 engine.run_due(engine.now()).await;
                 let now = engine.now();
+                // A target is due at its next_due, and not before a server throttle
+                // ends: a throttled target is no reason to wake.
                 let wait = lock(&engine.inner.targets)
                     .values()
-                    .filter_map(|entry| entry.state.next_due)
+                    .filter_map(|entry| {
+                        let due = entry.state.next_due?;
+                        Some(
+                            entry
+                                .state
+                                .throttled_until
+                                .map_or(due, |until| due.max(until)),
+                        )
+                    })
                     .map(|at| at.duration_since(now))
                     .fold(MAX_SLEEP, Duration::min);
                 Some(wait.max(Duration::from_millis(10)))

@@ -1,9 +1,7 @@
-//! What the engine answers: what started a run, why one did not happen, and how it
-//! ended, as every caller waiting on it sees it.
+//! What started a run ([`Trigger`]); why one did not happen and how it ended live in
+//! [`crate::model`] (the bus carries them) and are re-exported here.
 
 use serde::{Deserialize, Serialize};
-
-use crate::clock::Timestamp;
 
 /// What started an automatic sync.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -18,61 +16,4 @@ pub enum Trigger {
     Wake,
 }
 
-/// Why a run did not happen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
-#[serde(tag = "reason", rename_all = "camelCase")]
-#[non_exhaustive]
-pub enum SkipReason {
-    /// Not due before this time.
-    NotDue {
-        /// When it is due.
-        until: Timestamp,
-    },
-    /// An automatic trigger came within `min_interval` of the last run.
-    MinInterval {
-        /// When triggers may start a run again.
-        until: Timestamp,
-    },
-    /// Backing off after failures.
-    BackingOff {
-        /// When the next attempt is due.
-        until: Timestamp,
-    },
-    /// The server asked to wait.
-    Throttled {
-        /// Until when.
-        until: Timestamp,
-    },
-}
-
-/// How a run ended, as every caller waiting on it sees it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
-#[serde(tag = "outcome", rename_all = "camelCase")]
-#[non_exhaustive]
-pub enum SyncOutcome {
-    /// Data was fetched.
-    Updated {
-        /// Items changed.
-        changed: u64,
-    },
-    /// Nothing changed.
-    NotModified,
-    /// The server asked to wait; the next run is deferred.
-    Throttled {
-        /// Until when.
-        until: Timestamp,
-    },
-    /// The run failed.
-    Failed {
-        /// Whether the service could not be reached.
-        offline: bool,
-        /// What happened (redacted).
-        error: String,
-        /// When the engine tries again.
-        retry_at: Timestamp,
-    },
-    /// No run happened.
-    Skipped(SkipReason),
-    /// The run was cancelled (its account was disconnected).
-    Cancelled,
-}
+pub use crate::model::{SkipReason, SyncOutcome};

@@ -148,24 +148,28 @@ async function renderJobs() {
 
 // ===== events =====
 
-let jobsDirty = false;
+// Everything on the page follows the plugin's events; nothing polls. A burst of job
+// changes is drawn once, on the next timer tick after the first of them.
+let jobsPending = false;
+function jobsChanged() {
+  if (jobsPending) return;
+  jobsPending = true;
+  setTimeout(() => {
+    jobsPending = false;
+    void renderJobs();
+  }, 100);
+}
+
 await onJobsEvent((event, dropped) => {
   $("dropped").textContent = String(dropped);
-  if (event.type === "jobStateChanged") jobsDirty = true;
-  if (event.type === "pluginHealth" || event.type === "syncProgress") void renderSync();
+  if (event.type === "jobStateChanged") jobsChanged();
+  if (event.type === "pluginHealth" || event.type === "syncProgress" || event.type === "syncFinished") void renderSync();
 });
 // The plugin dropped state changes while the page was busy: reload what it shows.
 await onResync(() => {
-  jobsDirty = true;
+  jobsChanged();
   void renderSync();
 });
-setInterval(() => {
-  if (jobsDirty) {
-    jobsDirty = false;
-    void renderJobs();
-  }
-}, 250);
-setInterval(() => void renderSync(), 2000);
 
 wireNetworkHint();
 const info = await invoke<{ failing: boolean }>("server_info");
