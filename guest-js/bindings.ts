@@ -135,7 +135,7 @@ export type ClaimedJob = {
  * 
  *  `code` is one of `invalidArgument`, `notFound`, `alreadyRunning`, `lostLease`,
  *  `invalidPayload`, `invalidResult`, `busy`, `full`, `readOnly`, `corrupt`,
- *  `database`, `config`, `io`, `jobFailed`; `message` says what was wrong and names the
+ *  `foreign`, `database`, `config`, `io`, `jobFailed`; `message` says what was wrong and names the
  *  argument when one was.
  */
 export type CommandError = {
@@ -315,6 +315,11 @@ export type Job = {
 	 *  otherwise the handler's applies.
 	 */
 	timeoutMs: number | null,
+	/**
+	 *  Why the stored payload or result could not be read (a row another program
+	 *  wrote); that field is then empty. A list shows such a row instead of failing.
+	 */
+	unreadable: string | null,
 };
 
 /**

@@ -28,6 +28,7 @@ use toml::{Table, Value};
 
 use crate::backoff::RetryPolicy;
 use crate::error::{Error, Result};
+use crate::model::{truncate_chars, MAX_ERROR_CHARS};
 use crate::store::Synchronous;
 
 /// Everything `config.toml` can say. Unset values are `None`: the code's defaults
@@ -100,11 +101,13 @@ struct Reader {
 }
 
 impl Reader {
+    /// An error naming the file and the key; both the key and the reason are cut,
+    /// since they may quote a pathological line of the file.
     fn error(&self, key: &str, reason: impl Into<String>) -> Error {
         Error::Config {
             path: self.path.clone(),
-            key: key.to_owned(),
-            reason: reason.into(),
+            key: truncate_chars(key, 200),
+            reason: truncate_chars(&reason.into(), MAX_ERROR_CHARS),
         }
     }
 

@@ -128,7 +128,7 @@ impl Db {
 
     /// Runs `read` on the connection.
     pub(crate) fn read<T>(&self, read: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
-        read(self.store().conn())
+        self.store().read(read)
     }
 
     /// Runs `work` in one write transaction (retried as a whole on `SQLITE_BUSY`, so it

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use rusqlite::ErrorCode;
 
-use crate::model::JobId;
+use crate::model::{truncate_chars, JobId, MAX_ERROR_CHARS};
 
 /// A specialised `Result` for this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -23,9 +23,21 @@ pub enum Error {
         /// The file.
         path: PathBuf,
     },
-    /// SQLite reports the database as corrupt. The file was left untouched.
-    #[error("the database is corrupt ({detail}); the file was left untouched")]
+    /// The file is a SQLite database that this plugin did not write (another
+    /// program's, or ours with its tables changed by hand). It was left untouched.
+    #[error("{path}: not a queue database of this plugin: {reason} (the file was left untouched)")]
+    Foreign {
+        /// The file.
+        path: PathBuf,
+        /// What shows it is not ours: its application id, schema version or tables.
+        reason: String,
+    },
+    /// SQLite reports the database as corrupt. Found at open (a quick check bounded in
+    /// time) or on first use; nothing more is written to it.
+    #[error("{path}: the database is corrupt ({detail}); nothing more was written to it")]
     Corrupt {
+        /// The file.
+        path: PathBuf,
         /// SQLite's description.
         detail: String,
     },
@@ -152,10 +164,24 @@ pub enum Error {
 }
 
 impl Error {
+    /// An argument refused, saying why; the reason is cut to
+    /// [`MAX_ERROR_CHARS`](crate::model::MAX_ERROR_CHARS) characters, since it may quote
+    /// what the caller sent.
     pub(crate) fn invalid_argument(name: &'static str, reason: impl Into<String>) -> Self {
         Error::InvalidArgument {
             name,
-            reason: reason.into(),
+            reason: truncate_chars(&reason.into(), MAX_ERROR_CHARS),
+        }
+    }
+
+    /// Names the file in an error that came from SQLite without it.
+    pub(crate) fn in_file(self, file: &std::path::Path) -> Self {
+        match self {
+            Error::Corrupt { path, detail } if path.as_os_str().is_empty() => Error::Corrupt {
+                path: file.to_owned(),
+                detail,
+            },
+            other => other,
         }
     }
 
@@ -172,7 +198,10 @@ impl From<rusqlite::Error> for Error {
         match error.sqlite_error_code() {
             Some(ErrorCode::DiskFull) => Error::Full { detail },
             Some(ErrorCode::ReadOnly) => Error::ReadOnly { detail },
-            Some(ErrorCode::DatabaseCorrupt) => Error::Corrupt { detail },
+            Some(ErrorCode::DatabaseCorrupt) => Error::Corrupt {
+                path: PathBuf::new(),
+                detail,
+            },
             Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
                 Error::Busy { waited_ms: 0 }
             }

@@ -1,9 +1,12 @@
-//! Typed functions behind JSON: a function that takes a typed argument, called with a
-//! JSON value, whose future's output comes back as JSON. Durable handlers
-//! ([`Handler`](crate::runner::Handler)) and the local job kinds the webview may
-//! start are both kept this way, erased to one signature per registry.
+//! JSON at the crate's edges: values nested no deeper than [`MAX_JSON_DEPTH`],
+//! checked before anything recursive runs (a schema check, a serialisation, a drop),
+//! and typed functions behind JSON: a function that takes a typed argument, called
+//! with a JSON value, whose future's output comes back as JSON. Durable handlers
+//! ([`Handler`](crate::runner::Handler)) and the local job kinds the webview may start
+//! are both kept that way, erased to one signature per registry.
 
 use std::future::Future;
+use std::io;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -35,6 +38,139 @@ where
     let future = run(input, context);
     Ok(async move {
         let output = future.await.map_err(JsonCallError::Failed)?;
-        serde_json::to_value(output).map_err(JsonCallError::Output)
+        match to_value_bounded(&output) {
+            Ok(value) => Ok(value),
+            Err(error) => {
+                if error.is_io() {
+                    // Refused for its depth: dropping it could recurse as deep as it
+                    // nests and take the thread's stack down. Leak it instead; a
+                    // handler that returns such a value is a bug to fix, not to crash on.
+                    std::mem::forget(output);
+                }
+                Err(JsonCallError::Output(error))
+            }
+        }
     })
+}
+
+// ===== depth =====
+
+/// The deepest nesting a payload or result may have. Deeper JSON could be stored but
+/// not read back (the parser stops at 128 levels), which would make the job a poison
+/// pill for every claim, and walking it recursively could exhaust a thread's stack.
+pub const MAX_JSON_DEPTH: usize = 64;
+
+/// Why `value` nests too deeply, if it does. Iterative: safe at any depth.
+pub(crate) fn too_deep(value: &Value) -> Option<String> {
+    // Depth counts arrays and objects, as the parser's limit does: `[[1]]` is two.
+    let mut stack = vec![(value, 1usize)];
+    while let Some((value, depth)) = stack.pop() {
+        if depth > MAX_JSON_DEPTH && (value.is_array() || value.is_object()) {
+            return Some(format!("JSON nested deeper than {MAX_JSON_DEPTH} levels"));
+        }
+        match value {
+            Value::Array(items) => stack.extend(items.iter().map(|item| (item, depth + 1))),
+            Value::Object(fields) => stack.extend(fields.values().map(|item| (item, depth + 1))),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Drops `value` without recursion: a value too deep to check must not take the
+/// thread's stack down when it goes away either.
+pub(crate) fn drop_deep(value: Value) {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(fields) => stack.extend(fields.into_iter().map(|(_, item)| item)),
+            _ => {}
+        }
+    }
+}
+
+/// Serialises `value` to a [`Value`], refusing anything nested deeper than
+/// [`MAX_JSON_DEPTH`] as soon as it gets there, before the recursion goes deeper.
+pub(crate) fn to_value_bounded<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<Value> {
+    serde_json::from_str(&to_string_bounded(value)?)
+}
+
+/// Serialises `value` to JSON text, refusing anything nested deeper than
+/// [`MAX_JSON_DEPTH`] as soon as it gets there.
+pub(crate) fn to_string_bounded<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
+    let mut text = Vec::with_capacity(128);
+    let mut serializer = serde_json::Serializer::with_formatter(&mut text, Bounded { depth: 0 });
+    value.serialize(&mut serializer)?;
+    // serde_json writes UTF-8 only.
+    Ok(String::from_utf8(text).unwrap_or_default())
+}
+
+/// serde_json's compact output, counting the depth as it opens arrays and objects.
+struct Bounded {
+    depth: usize,
+}
+
+impl Bounded {
+    fn open(&mut self) -> io::Result<()> {
+        self.depth += 1;
+        if self.depth > MAX_JSON_DEPTH {
+            return Err(io::Error::other(format!(
+                "JSON nested deeper than {MAX_JSON_DEPTH} levels"
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl serde_json::ser::Formatter for Bounded {
+    fn begin_array<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.open()?;
+        writer.write_all(b"[")
+    }
+
+    fn end_array<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.depth -= 1;
+        writer.write_all(b"]")
+    }
+
+    fn begin_object<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.open()?;
+        writer.write_all(b"{")
+    }
+
+    fn end_object<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.depth -= 1;
+        writer.write_all(b"}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A value `depth` arrays deep, built without recursion.
+    fn nested(depth: usize) -> Value {
+        let mut value = Value::Null;
+        for _ in 0..depth {
+            value = Value::Array(vec![value]);
+        }
+        value
+    }
+
+    #[test]
+    fn depth_is_checked_and_dropped_without_recursion() {
+        let deep = nested(100_000);
+        assert!(too_deep(&deep).is_some());
+        assert!(to_string_bounded(&deep)
+            .unwrap_err()
+            .to_string()
+            .contains("64"));
+        drop_deep(deep);
+        let fine = nested(MAX_JSON_DEPTH);
+        assert!(too_deep(&fine).is_none());
+        assert_eq!(to_value_bounded(&fine).unwrap(), fine);
+        assert!(too_deep(&nested(MAX_JSON_DEPTH + 1)).is_some());
+        assert!(to_string_bounded(&nested(MAX_JSON_DEPTH + 1)).is_err());
+    }
 }

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::backoff::RetryPolicy;
 use crate::locks::{read, write};
-use crate::model::redact;
+use crate::model::sanitize_error;
 
 type Check = dyn Fn(&Value) -> Result<(), String> + Send + Sync;
 
@@ -72,10 +72,10 @@ impl Schema {
     }
 
     /// Checks `value`; the error says what does not fit. Parsers quote the values
-    /// they refuse, so the message is redacted like a stored error.
+    /// they refuse, so the message is redacted and cut like a stored error.
     pub fn check(&self, value: &Value) -> Result<(), String> {
         (self.check)(value)
-            .map_err(|reason| redact(&format!("does not match {}: {reason}", self.name)))
+            .map_err(|reason| sanitize_error(&format!("does not match {}: {reason}", self.name)))
     }
 }
 

@@ -710,3 +710,34 @@ fn window_focus_is_wired_to_a_sync_of_every_target() {
         .expect("and syncs on it");
     assert!(call < 400, "the focus arm calls on_focus");
 }
+
+#[test]
+fn ipc_error_replies_carry_no_secret() {
+    let app = app(ALL);
+    for (args, secret) in [
+        (json!("login failed password=hunter2 for bob"), "hunter2"),
+        (
+            json!("connect https://bob:p@ssw0rd@db.example.com/x"),
+            "ssw0rd",
+        ),
+        (json!(r#"{"api_key":"sk-live-XYZ"}"#), "sk-live-XYZ"),
+    ] {
+        // The local kind takes a number: the refusal quotes what it got.
+        let refused = invoke(
+            &app.window,
+            "spawn_awaitable",
+            json!({"kind": "double", "args": args}),
+        )
+        .unwrap_err();
+        assert!(!refused.to_string().contains(secret), "{refused}");
+        let refused = invoke(
+            &app.window,
+            "enqueue",
+            json!({"kind": "echo", "payload": {"nested": args}}),
+        );
+        // "echo" takes a string; a map is refused at enqueue, quoting nothing secret.
+        if let Err(refused) = refused {
+            assert!(!refused.to_string().contains(secret), "{refused}");
+        }
+    }
+}

@@ -94,3 +94,134 @@ fn reopening_keeps_the_jobs() {
     assert_eq!(jobs.len(), 1);
     assert_eq!(jobs[0].payload, serde_json::json!("keep me"));
 }
+
+/// The bytes of the file and of its `-wal` and `-shm`, where they exist.
+fn all_bytes(path: &Path) -> Vec<Option<Vec<u8>>> {
+    ["", "-wal", "-shm"]
+        .iter()
+        .map(|suffix| {
+            let mut name = path.as_os_str().to_owned();
+            name.push(suffix);
+            std::fs::read(name).ok()
+        })
+        .collect()
+}
+
+fn foreign(setup: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("raw.db");
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch(setup)
+        .unwrap();
+    (dir, path)
+}
+
+fn assert_refused_untouched(path: &Path, why: &str) {
+    let before = all_bytes(path);
+    let err = Queue::open(path, QueueOptions::new()).unwrap_err();
+    assert!(
+        matches!(&err, Error::Foreign { path: p, .. } if p == path),
+        "{err:?}"
+    );
+    let text = err.to_string();
+    assert!(text.contains("raw.db") && text.contains(why), "{text}");
+    assert_eq!(all_bytes(path), before, "the refused file changed");
+}
+
+#[test]
+fn another_programs_database_is_refused_and_not_changed() {
+    let (_dir, path) = foreign("CREATE TABLE notes(b); INSERT INTO notes VALUES ('mine');");
+    assert_refused_untouched(&path, "notes");
+    let (_dir, path) = foreign("CREATE TABLE jobs(id INTEGER PRIMARY KEY, title TEXT);");
+    assert_refused_untouched(&path, "jobs");
+    let (_dir, path) = foreign("CREATE TABLE t(x); PRAGMA user_version = 42;");
+    assert_refused_untouched(&path, "42");
+    let (_dir, path) = foreign("PRAGMA application_id = 1234; CREATE TABLE t(x);");
+    assert_refused_untouched(&path, "application id");
+}
+
+#[test]
+fn our_version_without_our_tables_is_refused() {
+    let (_dir, path) = foreign(
+        "CREATE TABLE schedules(name); CREATE TABLE kv(key); CREATE TABLE kinds(kind);
+         PRAGMA user_version = 5;",
+    );
+    assert_refused_untouched(&path, "jobs");
+}
+
+#[test]
+fn a_database_another_program_has_open_in_wal_mode_keeps_its_wal_and_shm() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("raw.db");
+    let owner = rusqlite::Connection::open(&path).unwrap();
+    owner
+        .execute_batch(
+            "PRAGMA journal_mode = WAL; CREATE TABLE notes(b);
+             PRAGMA wal_checkpoint(TRUNCATE); INSERT INTO notes VALUES ('in the log');",
+        )
+        .unwrap();
+    let files = all_bytes(&path);
+    assert!(
+        files[1].as_ref().is_some_and(|wal| !wal.is_empty()),
+        "a -wal"
+    );
+    assert!(files[2].is_some(), "a -shm");
+    assert_refused_untouched(&path, "notes");
+    drop(owner);
+}
+
+#[test]
+fn a_one_byte_file_is_refused_not_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("raw.db");
+    std::fs::write(&path, b"x").unwrap();
+    let err = Queue::open(&path, QueueOptions::new()).unwrap_err();
+    assert!(matches!(err, Error::NotADatabase { .. }), "{err:?}");
+    assert_eq!(bytes(&path), b"x");
+}
+
+#[test]
+fn an_empty_file_becomes_a_queue_and_is_marked_ours() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("raw.db");
+    std::fs::write(&path, b"").unwrap();
+    drop(Queue::open(&path, QueueOptions::new()).unwrap());
+    let id: i64 = rusqlite::Connection::open(&path)
+        .unwrap()
+        .query_row("PRAGMA application_id", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(id, 0x4A4F_4253, "JOBS");
+    // And opens again.
+    drop(Queue::open(&path, QueueOptions::new()).unwrap());
+}
+
+#[test]
+fn damage_past_the_first_page_is_found_at_open_and_names_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("raw.db");
+    {
+        let queue = Queue::open(&path, QueueOptions::new()).unwrap();
+        let jobs = (0..2_000).map(|i| {
+            tauri_plugin_jobs::queue::NewJob::new(
+                "k",
+                serde_json::json!({"n": i, "pad": "x".repeat(200)}),
+            )
+        });
+        queue.enqueue_batch(jobs).unwrap();
+    }
+    let mut damaged = bytes(&path);
+    let page = 4096;
+    assert!(damaged.len() > 40 * page);
+    for byte in &mut damaged[30 * page..31 * page] {
+        *byte = 0x5A;
+    }
+    std::fs::write(&path, &damaged).unwrap();
+    let err = Queue::open(&path, QueueOptions::new()).unwrap_err();
+    assert!(
+        matches!(&err, Error::Corrupt { path: p, .. } if p == &path),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("raw.db"), "{err}");
+    assert_eq!(bytes(&path), damaged);
+}

@@ -268,6 +268,9 @@ pub struct Job {
     /// The time limit of each attempt, in milliseconds, when the job set its own;
     /// otherwise the handler's applies.
     pub timeout_ms: Option<u64>,
+    /// Why the stored payload or result could not be read (a row another program
+    /// wrote); that field is then empty. A list shows such a row instead of failing.
+    pub unreadable: Option<String>,
 }
 
 impl Job {

@@ -22,6 +22,7 @@ pub(crate) mod time;
 pub use health::{Health, HealthStatus};
 pub use job::{Actor, Job, JobFilter, JobId, JobStatus, KindCount, Priority};
 pub use local::{LocalJob, LocalJobId, LocalJobStatus};
+pub(crate) use redact::truncate_chars;
 pub use redact::{redact, sanitize_error, MAX_ERROR_CHARS};
 pub use sync::{SkipReason, SyncOutcome};
 pub use time::Timestamp;

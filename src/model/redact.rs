@@ -15,7 +15,7 @@ pub const MAX_ERROR_CHARS: usize = 500;
 const REDACTED: &str = "[REDACTED]";
 
 /// Words that make a key name a secret.
-const SECRET_WORDS: &str = r"(?:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|credential|session|cookie|auth)";
+const SECRET_WORDS: &str = r"(?:password|passwd|passphrase|passcode|pwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|credential|session|cookie|auth)";
 
 /// Redacts secrets in `text`, then cuts it to [`MAX_ERROR_CHARS`] characters.
 ///
@@ -34,21 +34,29 @@ pub fn sanitize_error(text: &str) -> String {
 /// Redacts secrets in `text`, keeping its length unbounded.
 #[must_use]
 pub fn redact(text: &str) -> String {
-    static RULES: LazyLock<[Regex; 7]> = LazyLock::new(|| {
+    static RULES: LazyLock<[Regex; 8]> = LazyLock::new(|| {
         [
-            // Credentials in URLs: scheme://user:password@host or scheme://token@host.
-            Regex::new(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s@]+@").expect("valid regex"),
+            // Credentials in URLs: scheme://user:password@host or scheme://token@host,
+            // up to the last `@` before the path, so a password may hold `@` itself.
+            Regex::new(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s]*@").expect("valid regex"),
             // Authorization headers and bearer/basic tokens.
             Regex::new(
                 r"(?i)\b(authorization\s*[:=]\s*)(?:(?:bearer|basic|token|digest)\s+)?[^\s,;]+",
             )
             .expect("valid regex"),
             Regex::new(r"(?i)\b(bearer|basic)\s+[a-z0-9\-._~+/]+=*").expect("valid regex"),
-            // "key": "value" in JSON, where the key names a secret: the whole string.
+            // "key": "value" in JSON, where the key names a secret: the whole string;
+            // also inside JSON quoted once or twice more (`{\"password\":\"...\"}`),
+            // as an error that debug-prints a body shows it.
             Regex::new(&format!(
-                r#"(?i)("[a-z0-9_.\-]*{SECRET_WORDS}[a-z0-9_.\-]*"\s*:\s*")([^"]*)""#
+                r#"(?i)(\\*"[a-z0-9_.\-]*{SECRET_WORDS}[a-z0-9_.\-]*\\*"\s*:\s*)(\\*")((?:[^"\\]|\\[^"\\])*)\\*""#
             ))
             .expect("valid regex"),
+            // Written as prose (`password: correct horse`), a password or passphrase
+            // may hold spaces: everything up to the end of its line or the next
+            // separator. (`password=x` is a query-style pair, ended by a space.)
+            Regex::new(r#"(?i)\b((?:password|passwd|passphrase|passcode|pwd)\s*:\s*)([^\r\n,;&"']+)"#)
+                .expect("valid regex"),
             // key=value and key: value where the key names a secret.
             Regex::new(&format!(
                 r#"(?i)([a-z0-9_.\-]*{SECRET_WORDS}[a-z0-9_.\-]*"?\s*[:=]\s*"?)([^\s&,;"'}}]+)"#
@@ -64,11 +72,19 @@ pub fn redact(text: &str) -> String {
     static LONG_KEY: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"[A-Za-z0-9+/_\-]{32,}={0,2}").expect("valid regex"));
 
-    let [url, authorization, bearer, json_pair, pair, jwt, aws] = &*RULES;
+    let [url, authorization, bearer, json_pair, phrase, pair, jwt, aws] = &*RULES;
     let text = url.replace_all(text, format!("${{1}}{REDACTED}@"));
     let text = authorization.replace_all(&text, format!("${{1}}{REDACTED}"));
     let text = bearer.replace_all(&text, format!("${{1}} {REDACTED}"));
-    let text = json_pair.replace_all(&text, format!("${{1}}{REDACTED}\""));
+    // The string closes the way it opened, escaped or not.
+    let text = json_pair.replace_all(&text, format!("${{1}}${{2}}{REDACTED}${{2}}"));
+    let text = phrase.replace_all(&text, |caps: &Captures<'_>| {
+        if caps[2].starts_with(REDACTED) {
+            caps[0].to_owned()
+        } else {
+            format!("{}{REDACTED}", &caps[1])
+        }
+    });
     let text = pair.replace_all(&text, |caps: &Captures<'_>| {
         if caps[2].starts_with(REDACTED) || caps[2].starts_with('[') {
             caps[0].to_owned()
@@ -188,6 +204,32 @@ mod tests {
             "base64 QWxhZGRpbjpvcGVuIHNlc2FtZQ0KQWxhZGRpbjpvcGVu== end",
             "QWxhZGRpbjpvcGVuIHNlc2FtZQ0K",
             "end",
+        ),
+        (
+            r#"body: {\"password\":\"hunter2\",\"user\":\"bob\"}"#,
+            "hunter2",
+            "bob",
+        ),
+        (
+            r#"Error(\"{\\\"api_key\\\":\\\"zz-top-99\\\"}\")"#,
+            "zz-top-99",
+            "Error",
+        ),
+        (
+            "connect https://bob:p@ssw0rd@db.example.com/x failed",
+            "ssw0rd",
+            "db.example.com/x failed",
+        ),
+        ("unlock passphrase=swordfish now", "swordfish", "now"),
+        (
+            "header api-key: k9-secret-value sent",
+            "k9-secret-value",
+            "sent",
+        ),
+        (
+            "login password: correct horse battery staple\nnext line",
+            "battery staple",
+            "next line",
         ),
     ];
 

@@ -9,11 +9,12 @@ use rusqlite::{Connection, Transaction};
 use serde::Serialize;
 
 use super::enqueue::check_key;
-use super::finish::{change, finish_one, Finished, Lease, Outcome};
+use super::finish::{change, check_lease_length, finish_one, Finished, Lease, Outcome};
 use super::{Queue, LEASE_SWEEP_INTERVAL};
 use crate::clock::{duration_millis, Timestamp};
 use crate::db::Changes;
 use crate::error::{Error, Result};
+use crate::json::{drop_deep, too_deep};
 use crate::kinds::KindSpec;
 use crate::model::{sanitize_error, Job, JobStatus};
 use crate::store::jobs::{self, Change, Exit, Fence};
@@ -147,6 +148,21 @@ impl Queue {
         if batch.is_empty() && request.is_none() {
             return Ok((Vec::new(), Vec::new()));
         }
+        // Depth before anything recursive: a result nested too deeply is dropped
+        // without recursion here, and its attempt fails as an invalid result.
+        let batch: Vec<(Lease, Outcome, Option<String>)> = batch
+            .into_iter()
+            .map(|(lease, outcome)| match outcome {
+                Outcome::Succeeded(Some(value)) => match too_deep(&value) {
+                    Some(reason) => {
+                        drop_deep(value);
+                        (lease, Outcome::Succeeded(None), Some(reason))
+                    }
+                    None => (lease, Outcome::Succeeded(Some(value)), None),
+                },
+                other => (lease, other, None),
+            })
+            .collect();
         let db = self.db();
         let now = db.now();
         let specs = db.kinds().specs();
@@ -156,18 +172,29 @@ impl Queue {
             // runner asks every poll interval, and other processes are writing. After
             // a claim that found work, the next one goes straight to the write: the
             // reads would only add a read transaction to every job.
-            let store = db.store();
-            let expired = sweep && jobs::any_expired(store.conn(), now)?;
-            if !expired && !jobs::any_runnable(store.conn(), &kinds, now)? {
+            let nothing = db.read(|conn| {
+                let expired = sweep && jobs::any_expired(conn, now)?;
+                Ok(!expired && !jobs::any_runnable(conn, &kinds, now)?)
+            })?;
+            if nothing {
                 return Ok((Vec::new(), Vec::new()));
             }
         }
         let (results, claimed, changes) = db.store().write(|tx| {
             let mut changes = Changes::new();
             let mut results = Vec::with_capacity(batch.len());
-            for (lease, outcome) in &batch {
-                let spec = specs.get(&lease.kind);
-                results.push(finish_one(db, tx, lease, outcome, spec, now, &mut changes)?);
+            for (lease, outcome, too_deep) in &batch {
+                let refused = too_deep.as_deref();
+                results.push(finish_one(
+                    db,
+                    tx,
+                    lease,
+                    outcome,
+                    refused,
+                    &specs,
+                    now,
+                    &mut changes,
+                )?);
             }
             let claimed = match request {
                 Some(request) => {
@@ -203,14 +230,15 @@ impl Queue {
     /// is queued: exact for short queues, the earliest of the first few hundred in
     /// claim order for long ones. Jobs that are runnable now count as now-or-earlier.
     pub fn next_run_at(&self, kinds: &[String]) -> Result<Option<Timestamp>> {
-        let store = self.db().store();
-        let mut earliest: Option<Timestamp> = None;
-        for kind in kinds {
-            if let Some(at) = jobs::next_run_at(store.conn(), kind)? {
-                earliest = Some(earliest.map_or(at, |e| e.min(at)));
+        self.db().read(|conn| {
+            let mut earliest: Option<Timestamp> = None;
+            for kind in kinds {
+                if let Some(at) = jobs::next_run_at(conn, kind)? {
+                    earliest = Some(earliest.map_or(at, |e| e.min(at)));
+                }
             }
-        }
-        Ok(earliest)
+            Ok(earliest)
+        })
     }
 
     /// About the earliest time a job that `request` could claim becomes runnable: as
@@ -220,17 +248,18 @@ impl Queue {
     /// or a pause changes, another process writes): a worker then has no reason to
     /// wake for the backlog.
     pub fn next_claimable_at(&self, request: &ClaimRequest) -> Result<Option<Timestamp>> {
-        let store = self.db().store();
-        let mut earliest: Option<Timestamp> = None;
-        for kind in &request.kinds {
-            if room(store.conn(), request, kind)? == 0 {
-                continue;
+        self.db().read(|conn| {
+            let mut earliest: Option<Timestamp> = None;
+            for kind in &request.kinds {
+                if room(conn, request, kind)? == 0 {
+                    continue;
+                }
+                if let Some(at) = jobs::next_run_at(conn, kind)? {
+                    earliest = Some(earliest.map_or(at, |e| e.min(at)));
+                }
             }
-            if let Some(at) = jobs::next_run_at(store.conn(), kind)? {
-                earliest = Some(earliest.map_or(at, |e| e.min(at)));
-            }
-        }
-        Ok(earliest)
+            Ok(earliest)
+        })
     }
 
     /// Whether a claim at `now` should first sweep for expired leases: at most once per
@@ -273,8 +302,9 @@ fn check_claim(request: &ClaimRequest) -> Result<()> {
     if request.kinds.is_empty() {
         return Err(Error::invalid_argument("kinds", "name at least one kind"));
     }
-    if request.lease.is_zero() || request.kind_leases.values().any(Duration::is_zero) {
-        return Err(Error::invalid_argument("lease", "must be longer than zero"));
+    check_lease_length("lease", request.lease)?;
+    for length in request.kind_leases.values() {
+        check_lease_length("lease", *length)?;
     }
     Ok(())
 }

@@ -15,6 +15,7 @@ use super::Queue;
 use crate::clock::{duration_millis, Timestamp};
 use crate::db::{Changes, Db};
 use crate::error::{Error, Result};
+use crate::json::{drop_deep, to_value_bounded, too_deep};
 use crate::model::{Actor, JobId, JobStatus, Priority};
 use crate::store::jobs::{self, Change, NewRow};
 
@@ -186,7 +187,9 @@ impl Queue {
         payload: &P,
         options: EnqueueOptions,
     ) -> Result<Enqueued> {
-        let payload = serde_json::to_value(payload).map_err(|error| Error::InvalidPayload {
+        // Bounded: a payload nested too deeply is refused before the serialisation
+        // recurses past the limit.
+        let payload = to_value_bounded(payload).map_err(|error| Error::InvalidPayload {
             kind: kind.to_owned(),
             reason: error.to_string(),
         })?;
@@ -242,6 +245,16 @@ pub(crate) fn prepare(
 ) -> Result<Vec<PreparedJob>> {
     let options = db.kinds();
     let kinds = options.specs();
+    // Depth first, before anything recursive (a schema check, a serialisation) runs;
+    // a batch with a payload too deep is dropped without recursion as a whole.
+    let jobs: Vec<NewJob> = jobs.into_iter().collect();
+    if let Some((kind, reason)) = jobs
+        .iter()
+        .find_map(|job| Some((job.kind.clone(), too_deep(&job.payload)?)))
+    {
+        jobs.into_iter().for_each(|job| drop_deep(job.payload));
+        return Err(Error::InvalidPayload { kind, reason });
+    }
     jobs.into_iter()
         .map(|job| {
             check_kind(&job.kind)?;
@@ -253,12 +266,6 @@ pub(crate) fn prepare(
                         kind: job.kind.clone(),
                         reason,
                     })?;
-            }
-            if let Some(reason) = too_deep(&job.payload) {
-                return Err(Error::InvalidPayload {
-                    kind: job.kind,
-                    reason,
-                });
             }
             let payload = job.payload.to_string();
             if payload.len() > options.max_payload_bytes {
@@ -365,27 +372,6 @@ pub(crate) struct PreparedJob {
     parent: Option<JobId>,
     actor: Actor,
     timeout_ms: Option<i64>,
-}
-
-/// The deepest nesting a payload or result may have. Deeper JSON could be stored but
-/// not read back (the parser stops at 128 levels), which would make the job a poison
-/// pill for every claim.
-pub const MAX_JSON_DEPTH: usize = 64;
-
-/// Why `value` nests too deeply, if it does.
-pub(crate) fn too_deep(value: &Value) -> Option<String> {
-    let mut stack = vec![(value, 1usize)];
-    while let Some((value, depth)) = stack.pop() {
-        if depth > MAX_JSON_DEPTH {
-            return Some(format!("JSON nested deeper than {MAX_JSON_DEPTH} levels"));
-        }
-        match value {
-            Value::Array(items) => stack.extend(items.iter().map(|item| (item, depth + 1))),
-            Value::Object(fields) => stack.extend(fields.values().map(|item| (item, depth + 1))),
-            _ => {}
-        }
-    }
-    None
 }
 
 pub(crate) fn check_kind(kind: &str) -> Result<()> {

@@ -2,20 +2,21 @@
 //! and the outcomes (success with a result checked against its schema, failure with a
 //! backoff, cancellation, release at shutdown).
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use rusqlite::Transaction;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::enqueue::too_deep;
 use super::Queue;
 use crate::clock::Timestamp;
 use crate::db::{Changes, Db};
 use crate::error::{Error, Result};
+use crate::json::too_deep;
 use crate::kinds::KindSpec;
 use crate::model::{sanitize_error, JobId, JobStatus};
-use crate::store::jobs::{self, Change, Exit, Fence};
+use crate::store::jobs::{self, Attempt, Change, Exit, Fence};
 
 /// Proof that a worker holds a job: every later write is fenced by it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -125,6 +126,7 @@ impl Queue {
     /// [`Error::LostLease`] when the worker no longer holds it; then the worker must
     /// stop and write nothing.
     pub fn heartbeat(&self, lease: &Lease) -> Result<Heartbeat> {
+        check_lease_length("lease.lengthMs", lease.length())?;
         let db = self.db();
         let now = db.now();
         let expires_at = now.saturating_add(lease.length());
@@ -169,103 +171,98 @@ impl Queue {
 
 // ===== inside the transaction =====
 
+#[allow(clippy::too_many_arguments)]
 pub(super) fn finish_one(
     db: &Db,
     tx: &Transaction<'_>,
     lease: &Lease,
     outcome: &Outcome,
-    spec: Option<&KindSpec>,
+    refused: Option<&str>,
+    specs: &HashMap<String, KindSpec>,
     now: Timestamp,
     changes: &mut Changes,
 ) -> Result<Result<Finished>> {
     let fence = fence_of(lease);
+    // The lease identifies the attempt; what the job is (its kind, its attempts, a
+    // cancel request) comes from the row, never from what the caller presents.
+    let Some(attempt) = jobs::fenced(tx, &fence)? else {
+        return Ok(Err(lost(lease)));
+    };
+    let spec = specs.get(&attempt.kind);
     let (exit, finished, to) = match outcome {
         Outcome::Succeeded(result) => {
-            let text = match check_result(db, lease, result.as_ref(), spec) {
-                Ok(text) => text,
-                Err(invalid) => {
-                    let failure = JobFailure::retryable(invalid.to_string());
-                    return Ok(fail_attempt(
-                        db,
-                        tx,
-                        &fence,
-                        &lease.kind,
-                        &failure,
-                        spec,
-                        now,
-                        changes,
-                    )?
-                    .and(Err(invalid)));
-                }
+            let checked = match refused {
+                Some(reason) => Err(Error::InvalidResult {
+                    id: lease.job_id,
+                    kind: attempt.kind.clone(),
+                    reason: reason.to_owned(),
+                }),
+                None => check_result(db, lease.job_id, &attempt.kind, result.as_ref(), spec),
             };
-            let exit = Exit::Succeeded {
-                result: text.as_deref(),
-            };
-            if !jobs::exit_running(tx, &fence, &exit, now)? {
-                return Ok(Err(lost(lease)));
-            }
-            changes.push(change(
-                &lease.kind,
-                &fence,
-                JobStatus::Running,
-                JobStatus::Succeeded,
-            ));
-            return Ok(Ok(Finished::Succeeded));
-        }
-        Outcome::Failed(failure) => {
-            return fail_attempt(db, tx, &fence, &lease.kind, failure, spec, now, changes);
-        }
-        Outcome::Cancelled => (Exit::Cancelled, Finished::Cancelled, JobStatus::Cancelled),
-        Outcome::Released => {
-            // A release never clears a cancel request: such a job ends cancelled.
-            return Ok(match jobs::release(tx, &fence, now)? {
-                None => Err(lost(lease)),
-                Some(JobStatus::Cancelled) => {
+            match checked {
+                Ok(text) => {
+                    let exit = Exit::Succeeded {
+                        result: text.as_deref(),
+                    };
+                    jobs::exit_running(tx, &fence, &exit, now)?;
                     changes.push(change(
-                        &lease.kind,
+                        &attempt.kind,
                         &fence,
                         JobStatus::Running,
-                        JobStatus::Cancelled,
+                        JobStatus::Succeeded,
                     ));
-                    Ok(Finished::Cancelled)
+                    return Ok(Ok(Finished::Succeeded));
                 }
-                Some(_) => {
-                    let mut event =
-                        change(&lease.kind, &fence, JobStatus::Running, JobStatus::Queued);
-                    event.attempt = event.attempt.saturating_sub(1);
-                    changes.push(event);
-                    Ok(Finished::Released)
+                Err(invalid) => {
+                    let failure = JobFailure::retryable(invalid.to_string());
+                    let failed =
+                        fail_attempt(db, tx, &fence, &attempt, &failure, spec, now, changes)?;
+                    return Ok(failed.and(Err(invalid)));
                 }
-            });
+            }
+        }
+        Outcome::Failed(failure) => {
+            return fail_attempt(db, tx, &fence, &attempt, failure, spec, now, changes);
+        }
+        Outcome::Cancelled => (Exit::Cancelled, Finished::Cancelled, JobStatus::Cancelled),
+        // A release never clears a cancel request: such a job ends cancelled.
+        Outcome::Released if attempt.cancel_requested => {
+            (Exit::Cancelled, Finished::Cancelled, JobStatus::Cancelled)
+        }
+        Outcome::Released => {
+            jobs::exit_running(tx, &fence, &Exit::Requeued, now)?;
+            let mut event = change(&attempt.kind, &fence, JobStatus::Running, JobStatus::Queued);
+            event.attempt = event.attempt.saturating_sub(1);
+            changes.push(event);
+            return Ok(Ok(Finished::Released));
         }
     };
-    if !jobs::exit_running(tx, &fence, &exit, now)? {
-        return Ok(Err(lost(lease)));
-    }
-    changes.push(change(&lease.kind, &fence, JobStatus::Running, to));
+    jobs::exit_running(tx, &fence, &exit, now)?;
+    changes.push(change(&attempt.kind, &fence, JobStatus::Running, to));
     Ok(Ok(finished))
 }
 
-/// Serialises a result after checking it against the kind's schema and the size
-/// limit.
+/// Serialises a result after checking its depth (before anything recursive runs), the
+/// kind's schema and the size limit.
 fn check_result(
     db: &Db,
-    lease: &Lease,
+    id: JobId,
+    kind: &str,
     result: Option<&Value>,
     spec: Option<&KindSpec>,
 ) -> Result<Option<String>> {
     let invalid = |reason: String| Error::InvalidResult {
-        id: lease.job_id,
-        kind: lease.kind.clone(),
+        id,
+        kind: kind.to_owned(),
         reason,
     };
+    if let Some(reason) = result.and_then(too_deep) {
+        return Err(invalid(reason));
+    }
     if let Some(schema) = spec.and_then(|spec| spec.result.as_ref()) {
         schema
             .check(result.unwrap_or(&Value::Null))
             .map_err(invalid)?;
-    }
-    if let Some(reason) = result.and_then(too_deep) {
-        return Err(invalid(reason));
     }
     let text = result.map(Value::to_string);
     let limit = db.kinds().max_payload_bytes;
@@ -282,19 +279,12 @@ fn fail_attempt(
     db: &Db,
     tx: &Transaction<'_>,
     fence: &Fence<'_>,
-    kind: &str,
+    attempt: &Attempt,
     failure: &JobFailure,
     spec: Option<&KindSpec>,
     now: Timestamp,
     changes: &mut Changes,
 ) -> Result<Result<Finished>> {
-    let Some(attempt) = jobs::fenced(tx, fence)? else {
-        return Ok(Err(Error::LostLease {
-            id: fence.id,
-            worker: fence.worker.to_owned(),
-            attempt: fence.attempt,
-        }));
-    };
     let error = sanitize_error(&failure.message);
     let (exit, finished, to) = if attempt.cancel_requested {
         (Exit::Cancelled, Finished::Cancelled, JobStatus::Cancelled)
@@ -315,7 +305,7 @@ fn fail_attempt(
         )
     };
     jobs::exit_running(tx, fence, &exit, now)?;
-    changes.push(change(kind, fence, JobStatus::Running, to));
+    changes.push(change(&attempt.kind, fence, JobStatus::Running, to));
     Ok(Ok(finished))
 }
 
@@ -343,4 +333,22 @@ pub(super) fn change(kind: &str, fence: &Fence<'_>, from: JobStatus, to: JobStat
         to,
         attempt: fence.attempt,
     }
+}
+
+/// The longest lease a claim or a heartbeat may ask for: one day. A worker that needs
+/// longer renews it.
+pub const MAX_LEASE: Duration = Duration::from_secs(24 * 3600);
+
+/// Refuses a lease length of zero or past [`MAX_LEASE`].
+pub(super) fn check_lease_length(name: &'static str, length: Duration) -> Result<()> {
+    if length.is_zero() {
+        return Err(Error::invalid_argument(name, "must be longer than zero"));
+    }
+    if length > MAX_LEASE {
+        return Err(Error::invalid_argument(
+            name,
+            format!("{length:?} is longer than the maximum of {MAX_LEASE:?}"),
+        ));
+    }
+    Ok(())
 }

@@ -45,6 +45,7 @@ use crate::db::{Db, Notice};
 use crate::error::Result;
 
 pub use crate::backoff::{RetryPolicy, RetryPolicyError};
+pub use crate::json::MAX_JSON_DEPTH;
 pub use crate::kinds::{KindSpec, Schema};
 pub use crate::model::{
     redact, sanitize_error, Actor, Job, JobFilter, JobId, JobStatus, KindCount, Priority,
@@ -53,10 +54,8 @@ pub use crate::model::{
 pub use cancel::CancelOutcome;
 pub use claim::{ClaimRequest, ClaimedJob};
 pub(crate) use enqueue::{check_new, enqueue_in};
-pub use enqueue::{
-    EnqueueOptions, Enqueued, NewJob, MAX_JSON_DEPTH, MAX_KEY_BYTES, MAX_KIND_BYTES,
-};
-pub use finish::{Finished, Heartbeat, JobFailure, Lease, Outcome};
+pub use enqueue::{EnqueueOptions, Enqueued, NewJob, MAX_KEY_BYTES, MAX_KIND_BYTES};
+pub use finish::{Finished, Heartbeat, JobFailure, Lease, Outcome, MAX_LEASE};
 pub use options::{QueueOptions, DEFAULT_MAX_PAYLOAD_BYTES};
 
 /// How often, in clock time, a claim first sweeps for expired leases. A job whose lease

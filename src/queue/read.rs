@@ -9,11 +9,13 @@ use crate::store::jobs;
 
 /// How many jobs [`Queue::prune`] reads (and at most deletes) per transaction.
 const PRUNE_BATCH: u32 = 2_000;
+/// The smallest batch [`Queue::prune`] shrinks to on a full disk.
+const SMALLEST_PRUNE_BATCH: u32 = 16;
 
 impl Queue {
     /// One job.
     pub fn get(&self, id: JobId) -> Result<Option<Job>> {
-        jobs::get(self.db().store().conn(), id)
+        self.db().read(|conn| jobs::get(conn, id))
     }
 
     /// A page of jobs, newest first.
@@ -22,24 +24,31 @@ impl Queue {
         if limit == 0 || limit > 1000 {
             return Err(Error::invalid_argument("limit", "must be from 1 to 1000"));
         }
-        jobs::list(self.db().store().conn(), filter, limit)
+        self.db().read(|conn| jobs::list(conn, filter, limit))
     }
 
     /// How many jobs there are of each kind in each status.
     pub fn counts(&self) -> Result<Vec<KindCount>> {
-        jobs::counts(self.db().store().conn())
+        self.db().read(jobs::counts)
     }
 
     /// Deletes finished jobs that finished more than `older_than` ago, a batch per
-    /// transaction so other writers are not held up. Returns how many.
+    /// transaction so other writers are not held up. Returns how many. On a full disk
+    /// the batches shrink (a delete needs room in the log too) until one fits, so that
+    /// pruning is what makes room rather than what fails for the lack of it.
     pub fn prune(&self, older_than: Duration) -> Result<u64> {
         let db = self.db();
         let before = db.now().saturating_sub(older_than);
-        let (mut total, mut after) = (0, 0);
+        let (mut total, mut after, mut batch) = (0, 0, PRUNE_BATCH);
         loop {
-            let (deleted, next) = db
-                .store()
-                .write(|tx| jobs::prune(tx, before, after, PRUNE_BATCH))?;
+            let pruned = db.store().write(|tx| jobs::prune(tx, before, after, batch));
+            let (deleted, next) = match pruned {
+                Err(Error::Full { .. }) if batch > SMALLEST_PRUNE_BATCH => {
+                    batch = (batch / 4).max(SMALLEST_PRUNE_BATCH);
+                    continue;
+                }
+                other => other?,
+            };
             total += deleted;
             match next {
                 Some(next) => after = next,

@@ -24,7 +24,7 @@ impl Queue {
 
     /// The cap on running jobs of `kind` stored in the file, if any.
     pub fn kind_limit(&self, kind: &str) -> Result<Option<u32>> {
-        Ok(jobs::kind_settings(self.db().store().conn(), kind)?.0)
+        Ok(self.db().read(|conn| jobs::kind_settings(conn, kind))?.0)
     }
 
     /// Pauses `kind`: claims in every process skip it until it is resumed. Jobs of
@@ -42,7 +42,7 @@ impl Queue {
 
     /// The paused kinds, by name.
     pub fn paused_kinds(&self) -> Result<Vec<String>> {
-        jobs::paused_kinds(self.db().store().conn())
+        self.db().read(jobs::paused_kinds)
     }
 
     fn set_paused(&self, kind: &str, paused: bool) -> Result<()> {

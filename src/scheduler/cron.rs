@@ -15,7 +15,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::model::time::{civil_from_days, days_from_civil, days_in_month};
-use crate::model::Timestamp;
+use crate::model::{truncate_chars, Timestamp};
 
 /// A parse error, naming the field and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -180,9 +180,10 @@ impl FromStr for Cron {
 
     fn from_str(expression: &str) -> Result<Self, CronError> {
         let error = |field: &'static str, reason: String| CronError {
-            expression: expression.to_owned(),
+            // Cut: the expression may be anything a caller or a config file sent.
+            expression: truncate_chars(expression, 200),
             field,
-            reason,
+            reason: truncate_chars(&reason, 200),
         };
         let parts: Vec<&str> = expression.split_whitespace().collect();
         if parts.len() != 5 {

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::clock::Timestamp;
 use crate::error::{Error, Result};
-use crate::model::{Actor, Job, JobFilter, JobId, JobStatus, KindCount, Priority};
+use crate::model::{sanitize_error, Actor, Job, JobFilter, JobId, JobStatus, KindCount, Priority};
 
 /// The columns of a [`Job`], in the order [`job_from_row`] reads them. A macro, so
 /// that the statements built from it are constants: hot statements are looked up in
@@ -57,6 +57,7 @@ pub(crate) struct Fence<'a> {
 
 /// A running attempt as seen through its fence.
 pub(crate) struct Attempt {
+    pub kind: String,
     pub max_attempts: u32,
     pub cancel_requested: bool,
 }
@@ -260,8 +261,11 @@ pub(crate) fn mark_running(
          WHERE id = ?1 AND status = 'queued'",
     )?
     .execute(params![id, worker, expires_at.as_millis(), now.as_millis()])?;
-    let job = get(tx, JobId::from_raw(id))?;
-    job.ok_or(Error::JobNotFound(JobId::from_raw(id)))
+    match read_one(tx, JobId::from_raw(id))? {
+        None => Err(Error::JobNotFound(JobId::from_raw(id))),
+        Some((_, Some(unreadable))) => Err(unreadable),
+        Some((job, None)) => Ok(job),
+    }
 }
 
 /// Fails a job whose stored JSON cannot be read; returns its attempts.
@@ -283,13 +287,14 @@ pub(crate) fn fail_unreadable(
 pub(crate) fn fenced(tx: &Transaction<'_>, fence: &Fence<'_>) -> Result<Option<Attempt>> {
     Ok(tx
         .prepare_cached(
-            "SELECT max_attempts, cancel_requested FROM jobs \
+            "SELECT kind, max_attempts, cancel_requested FROM jobs \
              WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3",
         )?
         .query_row(params![fence.id.raw(), fence.worker, fence.attempt], |r| {
             Ok(Attempt {
-                max_attempts: r.get(0)?,
-                cancel_requested: r.get(1)?,
+                kind: r.get(0)?,
+                max_attempts: r.get(1)?,
+                cancel_requested: r.get(2)?,
             })
         })
         .optional()?)
@@ -386,40 +391,6 @@ pub(crate) fn exit_running(
             .execute(params![id, worker, attempt, now])?,
     };
     Ok(changed == 1)
-}
-
-/// Gives a running job back at shutdown, fenced: queued again with the attempt not
-/// counted, or cancelled when cancellation was asked for meanwhile (a release never
-/// clears a cancel request). Returns the status it went to, or `None` when the fence
-/// no longer holds.
-pub(crate) fn release(
-    tx: &Transaction<'_>,
-    fence: &Fence<'_>,
-    now: Timestamp,
-) -> Result<Option<JobStatus>> {
-    let cancel_requested: Option<bool> = tx
-        .prepare_cached(
-            "SELECT cancel_requested FROM jobs \
-             WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3",
-        )?
-        .query_row(params![fence.id.raw(), fence.worker, fence.attempt], |r| {
-            r.get(0)
-        })
-        .optional()?;
-    let Some(cancel_requested) = cancel_requested else {
-        return Ok(None);
-    };
-    let exit = if cancel_requested {
-        Exit::Cancelled
-    } else {
-        Exit::Requeued
-    };
-    exit_running(tx, fence, &exit, now)?;
-    Ok(Some(if cancel_requested {
-        JobStatus::Cancelled
-    } else {
-        JobStatus::Queued
-    }))
 }
 
 /// What cancelling found.
@@ -522,16 +493,21 @@ pub(crate) fn prune(
     Ok((doomed.len() as u64, next))
 }
 
-/// One job by id.
+/// One job by id; a row with unreadable JSON comes back marked `unreadable`.
 pub(crate) fn get(conn: &Connection, id: JobId) -> Result<Option<Job>> {
-    conn.prepare_cached(concat!(
-        "SELECT ",
-        job_columns!(),
-        " FROM jobs WHERE id = ?1"
-    ))?
-    .query_row([id.raw()], job_from_row)
-    .optional()?
-    .transpose()
+    Ok(read_one(conn, id)?.map(|(job, _)| job))
+}
+
+/// One job by id, and why its JSON could not be read, if it could not.
+fn read_one(conn: &Connection, id: JobId) -> Result<Option<(Job, Option<Error>)>> {
+    Ok(conn
+        .prepare_cached(concat!(
+            "SELECT ",
+            job_columns!(),
+            " FROM jobs WHERE id = ?1"
+        ))?
+        .query_row([id.raw()], job_from_row)
+        .optional()?)
 }
 
 /// A page of jobs, newest first.
@@ -553,9 +529,9 @@ pub(crate) fn list(conn: &Connection, filter: &JobFilter, limit: u32) -> Result<
             ":before": filter.before.map(JobId::raw),
             ":limit": limit,
         },
-        job_from_row,
+        |r| job_from_row(r).map(|(job, _)| job),
     )?;
-    rows.map(|row| row?).collect()
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// Job counts by kind and status.
@@ -582,32 +558,29 @@ fn status_from(row: &Row<'_>, index: usize) -> rusqlite::Result<JobStatus> {
     })
 }
 
-/// Reads a [`Job`]; JSON columns that do not parse give a typed error naming the job.
-fn job_from_row(r: &Row<'_>) -> rusqlite::Result<Result<Job>> {
+/// Reads a [`Job`]. A JSON column that does not parse (a row another program wrote)
+/// leaves its field empty and says why in `unreadable`; the error itself comes back too,
+/// for the claim, which fails such a job.
+fn job_from_row(r: &Row<'_>) -> rusqlite::Result<(Job, Option<Error>)> {
     let id = JobId::from_raw(r.get(0)?);
     let payload: String = r.get(2)?;
     let result: Option<String> = r.get(13)?;
     let actor: String = r.get(15)?;
-    let parse = |column: &'static str, text: &str| {
-        serde_json::from_str::<Value>(text).map_err(|e| Error::StoredJson {
-            id,
-            column,
-            reason: e.to_string(),
-        })
+    let mut unreadable = None;
+    let mut parse = |column: &'static str, text: &str| {
+        serde_json::from_str::<Value>(text)
+            .map_err(|e| {
+                unreadable.get_or_insert(Error::StoredJson {
+                    id,
+                    column,
+                    reason: e.to_string(),
+                });
+            })
+            .ok()
     };
-    let payload = match parse("payload", &payload) {
-        Ok(value) => value,
-        Err(error) => return Ok(Err(error)),
-    };
-    let result = match result
-        .as_deref()
-        .map(|text| parse("result", text))
-        .transpose()
-    {
-        Ok(value) => value,
-        Err(error) => return Ok(Err(error)),
-    };
-    Ok(Ok(Job {
+    let payload = parse("payload", &payload).unwrap_or(Value::Null);
+    let result = result.as_deref().and_then(|text| parse("result", text));
+    let job = Job {
         id,
         kind: r.get(1)?,
         payload,
@@ -635,5 +608,9 @@ fn job_from_row(r: &Row<'_>) -> rusqlite::Result<Result<Job>> {
         finished_at: r.get::<_, Option<i64>>(18)?.map(Timestamp::from_millis),
         started_at: r.get::<_, Option<i64>>(19)?.map(Timestamp::from_millis),
         timeout_ms: r.get::<_, Option<i64>>(20)?.map(|ms| ms.max(0) as u64),
-    }))
+        unreadable: unreadable
+            .as_ref()
+            .map(|error| sanitize_error(&error.to_string())),
+    };
+    Ok((job, unreadable))
 }

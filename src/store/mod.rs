@@ -1,18 +1,21 @@
 //! `raw.db`: opening it safely, its schema, and the SQL that reads and writes it.
 //!
 //! Nothing above this module writes SQL. Opening a file never overwrites or recreates
-//! it: a file that is not a database, is corrupt, or comes from a newer version is
-//! refused with a typed error before anything is written.
+//! it: a file that is not a database, is corrupt, belongs to another program or comes
+//! from a newer version is refused with a typed error naming it, before anything is
+//! written (see `identity`).
 //!
 //! Every connection runs in WAL mode (read back and checked: SQLite ignores a pragma it
 //! does not understand, and a queue in rollback-journal mode is several times slower),
 //! with a busy timeout, and writes with `BEGIN IMMEDIATE` so two writers never deadlock
 //! upgrading a read lock. `SQLITE_BUSY` is retried here, never turned into a failed job.
 
+mod identity;
 pub(crate) mod jobs;
 pub(crate) mod kv;
 pub(crate) mod schedules;
 mod schema;
+mod space;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -22,7 +25,11 @@ use rusqlite::{Connection, ErrorCode, OpenFlags, Transaction, TransactionBehavio
 
 use crate::error::{Error, Result};
 
+use identity::{Found, APPLICATION_ID};
 pub(crate) use schema::CURRENT_VERSION;
+
+/// How long the quick check at open may take before it gives up.
+const QUICK_CHECK_BUDGET: Duration = Duration::from_millis(100);
 
 /// How hard SQLite works to make each commit durable.
 ///
@@ -105,6 +112,17 @@ impl Store {
                 source,
             })?;
         }
+        // Look before writing anything: this is where a foreign, damaged or newer
+        // file shows, and it is left as it is.
+        if let Found::Ours { version } = identity::inspect(path)? {
+            if version > CURRENT_VERSION {
+                return Err(Error::NewerSchema {
+                    path: path.to_owned(),
+                    found: version,
+                    supported: CURRENT_VERSION,
+                });
+            }
+        }
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -116,10 +134,10 @@ impl Store {
             path: path.to_owned(),
             busy_deadline: options.busy_deadline,
         };
-        // Read before writing anything: this is where a foreign or damaged file shows.
-        store.check_version()?;
         store.set_pragmas(options)?;
         store.migrate()?;
+        store.quick_check()?;
+        store.fit_wal_to_disk();
         // Cache enough statements for the hot paths of every module.
         store.conn.set_prepared_statement_cache_capacity(64);
         // Query plans that never depend on bound values. Without this, SQLite's STAT4
@@ -151,9 +169,16 @@ impl Store {
         &self.path
     }
 
-    /// The connection, for reads.
+    /// The connection, for the store's own tests.
+    #[cfg(test)]
     pub(crate) fn conn(&self) -> &Connection {
         &self.conn
+    }
+
+    /// Runs `read` on the connection; a corrupt page it meets is reported naming the
+    /// file.
+    pub(crate) fn read<T>(&self, read: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        read(&self.conn).map_err(|error| error.in_file(&self.path))
     }
 
     /// Runs `work` in one `BEGIN IMMEDIATE` transaction and commits it. On
@@ -166,7 +191,12 @@ impl Store {
         let started = Instant::now();
         let mut pause = Duration::from_millis(2);
         loop {
-            match self.try_write(&mut work) {
+            let mut attempt = self.try_write(&mut work);
+            if matches!(attempt, Err(Error::Full { .. })) && self.make_room() {
+                // The log was checkpointed and truncated: the room it held is free.
+                attempt = self.try_write(&mut work);
+            }
+            match attempt.map_err(|error| error.in_file(&self.path)) {
                 Err(Error::Busy { .. }) if started.elapsed() < self.busy_deadline => {
                     // Sleeping a little longer each time keeps two cores from spinning
                     // against each other; SQLite's own busy handler already waited.
@@ -183,6 +213,41 @@ impl Store {
         }
     }
 
+    /// Sets the WAL's checkpoint threshold from the free space on the disk (see
+    /// `space`). Best effort: a setting that does not take changes nothing else.
+    fn fit_wal_to_disk(&mut self) {
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        let page_size = self
+            .conn
+            .query_row("PRAGMA page_size", [], |row| row.get::<_, i64>(0))
+            .map_or(4096, |size| size.max(512) as u64);
+        let pages = space::checkpoint_pages(dir, page_size);
+        let _ = self
+            .conn
+            .query_row(&format!("PRAGMA wal_autocheckpoint = {pages}"), [], |_| {
+                Ok(())
+            });
+        let _ = self.conn.query_row(
+            &format!("PRAGMA journal_size_limit = {}", pages * page_size),
+            [],
+            |_| Ok(()),
+        );
+    }
+
+    /// After a write met a full disk: checkpoints the WAL into the main file and
+    /// truncates it, and fits the checkpoint threshold to the room left. Returns
+    /// whether the checkpoint went through, so the write is worth one more try.
+    fn make_room(&mut self) -> bool {
+        let done = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| {
+                row.get::<_, i64>(0)
+            })
+            .is_ok_and(|busy| busy == 0);
+        self.fit_wal_to_disk();
+        done
+    }
+
     fn try_write<T>(&mut self, work: &mut impl FnMut(&Transaction<'_>) -> Result<T>) -> Result<T> {
         let tx = self
             .conn
@@ -190,28 +255,6 @@ impl Store {
         let value = work(&tx)?;
         tx.commit()?;
         Ok(value)
-    }
-
-    fn check_version(&mut self) -> Result<()> {
-        let path = self.path.clone();
-        let version: i64 = self
-            .conn
-            .query_row("PRAGMA user_version", [], |row| row.get(0))
-            .map_err(|e| at_open(&path, e))?;
-        // Parsing the schema catches a damaged sqlite_master early.
-        self.conn
-            .query_row("SELECT count(*) FROM sqlite_master", [], |row| {
-                row.get::<_, i64>(0)
-            })
-            .map_err(|e| at_open(&path, e))?;
-        if version > CURRENT_VERSION {
-            return Err(Error::NewerSchema {
-                path,
-                found: version,
-                supported: CURRENT_VERSION,
-            });
-        }
-        Ok(())
     }
 
     fn set_pragmas(&mut self, options: &StoreOptions) -> Result<()> {
@@ -250,26 +293,66 @@ impl Store {
     fn migrate(&mut self) -> Result<()> {
         let path = self.path.clone();
         self.write(|tx| {
-            // Read again inside the lock: another process may have migrated meanwhile.
-            let version: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
-            if version > CURRENT_VERSION {
-                return Err(Error::NewerSchema {
-                    path: path.clone(),
-                    found: version,
-                    supported: CURRENT_VERSION,
-                });
-            }
+            // Look again inside the lock, now with everything committed in view (the
+            // first look read the main file only): another process may have migrated
+            // meanwhile, or made the file its own.
+            let read = |sql: &str| -> Result<i64> { Ok(tx.query_row(sql, [], |row| row.get(0))?) };
+            let (application_id, version) =
+                (read("PRAGMA application_id")?, read("PRAGMA user_version")?);
+            let tables = identity::tables(tx)?;
+            let version = match identity::classify(&path, application_id, version, &tables)? {
+                Found::Empty => 0,
+                Found::Ours { version } if version > CURRENT_VERSION => {
+                    return Err(Error::NewerSchema {
+                        path: path.clone(),
+                        found: version,
+                        supported: CURRENT_VERSION,
+                    });
+                }
+                Found::Ours { version } => version,
+            };
             for (index, sql) in schema::MIGRATIONS.iter().enumerate().skip(version as usize) {
                 tx.execute_batch(sql)?;
                 tx.pragma_update(None, "user_version", index as i64 + 1)?;
             }
+            if application_id != i64::from(APPLICATION_ID) {
+                tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+            }
             Ok(())
         })
+    }
+
+    /// A quick check of the whole file, bounded in time: on a small file it finds
+    /// damage past the first page at open; on a large one it gives up after
+    /// [`QUICK_CHECK_BUDGET`] and damage shows, naming the file, when a page is read.
+    fn quick_check(&mut self) -> Result<()> {
+        let deadline = Instant::now() + QUICK_CHECK_BUDGET;
+        // `let _`: setting a handler cannot fail here (and returns nothing in older
+        // rusqlite releases).
+        let _ = self
+            .conn
+            .progress_handler(10_000, Some(move || Instant::now() > deadline));
+        let verdict: rusqlite::Result<String> =
+            self.conn
+                .query_row("PRAGMA quick_check(1)", [], |row| row.get(0));
+        let _ = self.conn.progress_handler(0, None::<fn() -> bool>);
+        match verdict {
+            Ok(verdict) if verdict == "ok" => Ok(()),
+            Ok(problem) => Err(Error::Corrupt {
+                path: self.path.clone(),
+                detail: problem,
+            }),
+            // Out of time: the check is a courtesy, not a promise.
+            Err(error) if error.sqlite_error_code() == Some(ErrorCode::OperationInterrupted) => {
+                Ok(())
+            }
+            Err(error) => Err(at_open(&self.path, error)),
+        }
     }
 }
 
 /// Sorts an error met while opening into the typed cases, naming the file.
-fn at_open(path: &Path, error: rusqlite::Error) -> Error {
+pub(crate) fn at_open(path: &Path, error: rusqlite::Error) -> Error {
     match error.sqlite_error_code() {
         Some(ErrorCode::NotADatabase) => Error::NotADatabase {
             path: path.to_owned(),
@@ -281,7 +364,7 @@ fn at_open(path: &Path, error: rusqlite::Error) -> Error {
             path: path.to_owned(),
             source: std::io::Error::other(error.to_string()),
         },
-        _ => Error::from(error),
+        _ => Error::from(error).in_file(path),
     }
 }
 

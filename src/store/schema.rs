@@ -155,3 +155,17 @@ pub(crate) const MIGRATIONS: &[&str] = &[
 
 /// The schema version this build writes and reads.
 pub(crate) const CURRENT_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Each table of ours, with the version that created it. A file of ours at version
+/// `v` holds exactly the tables created at `v` or before (checked against the
+/// migrations in a test).
+const TABLES: &[(i64, &str)] = &[(1, "jobs"), (2, "schedules"), (3, "kv"), (5, "kinds")];
+
+/// The tables a file of ours holds at `version`.
+pub(crate) fn tables_at(version: i64) -> std::collections::BTreeSet<String> {
+    TABLES
+        .iter()
+        .filter(|(since, _)| *since <= version)
+        .map(|(_, name)| (*name).to_owned())
+        .collect()
+}
