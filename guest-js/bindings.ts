@@ -44,7 +44,7 @@ export const commands = {
 	syncStatus: () => typedError<SyncStatus[], CommandError>(__TAURI_INVOKE("plugin:jobs|sync_status")),
 	/**
 	 *  A hint from the webview's `online`/`offline` events. Coming online retries offline
-	 *  targets at once; the attempt itself is the real probe.
+	 *  targets (those in the window's scope) at once; the attempt itself is the real probe.
 	 */
 	networkHint: (online: boolean) => typedError<null, CommandError>(__TAURI_INVOKE("plugin:jobs|network_hint", { online })),
 	/**  Every schedule with its next run. */
@@ -135,7 +135,7 @@ export type ClaimedJob = {
  * 
  *  `code` is one of `invalidArgument`, `notFound`, `alreadyRunning`, `lostLease`,
  *  `invalidPayload`, `invalidResult`, `busy`, `full`, `readOnly`, `corrupt`,
- *  `foreign`, `database`, `config`, `io`, `jobFailed`; `message` says what was wrong and names the
+ *  `foreign`, `database`, `config`, `io`, `jobFailed`, `cancelled`, `forbidden`; `message` says what was wrong and names the
  *  argument when one was.
  */
 export type CommandError = {

@@ -7,6 +7,7 @@
 //! - process-local jobs as shown: [`LocalJobId`], [`LocalJobStatus`], [`LocalJob`];
 //! - [`Health`] of a component, with a reason a person can read;
 //! - how a sync run ended ([`SyncOutcome`], [`SkipReason`]);
+//! - name [`Patterns`] (`*` for any run of characters), which scopes are made of;
 //! - [`sanitize_error`] and [`redact`]: error text made safe to store and show.
 //!
 //! The modules that act on these types re-export them where users first meet them
@@ -15,6 +16,7 @@
 mod health;
 mod job;
 mod local;
+mod patterns;
 mod redact;
 mod sync;
 pub(crate) mod time;
@@ -22,6 +24,8 @@ pub(crate) mod time;
 pub use health::{Health, HealthStatus};
 pub use job::{Actor, Job, JobFilter, JobId, JobStatus, KindCount, Priority};
 pub use local::{LocalJob, LocalJobId, LocalJobStatus};
+pub(crate) use patterns::to_sql_glob;
+pub use patterns::Patterns;
 pub(crate) use redact::truncate_chars;
 pub use redact::{redact, sanitize_error, MAX_ERROR_CHARS};
 pub use sync::{SkipReason, SyncOutcome};

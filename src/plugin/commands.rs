@@ -4,6 +4,9 @@
 //! Wrong or missing arguments are refused by Tauri before a command runs, with a
 //! message naming the argument (`invalid args `kind` for command `enqueue``); values
 //! that parse but make no sense are refused here, naming the argument too.
+//!
+//! Every command takes the calling window's [`Scope`]: what lies outside it is refused
+//! (`forbidden`) before any work, or left out of what is read.
 
 use std::time::Duration;
 
@@ -14,6 +17,7 @@ use super::error::CommandError;
 pub use super::models::{
     AgentClaimArgs, AgentFinished, CancelResult, EnqueueArgs, JobRef, SyncStatus,
 };
+use super::scope::Scope;
 use super::Jobs;
 use crate::local::{LocalJob, LocalJobFailure, LocalJobId};
 use crate::queue::{
@@ -51,10 +55,12 @@ fn invalid(argument: &str, reason: impl std::fmt::Display) -> CommandError {
 #[specta::specta]
 pub async fn enqueue(
     jobs: State<'_, Jobs>,
+    scope: Scope,
     kind: String,
     payload: Value,
     options: Option<EnqueueArgs>,
 ) -> CommandResult<Enqueued> {
+    scope.kind(&kind)?;
     let options = enqueue_options(options.unwrap_or_default(), Actor::User)?;
     let queue = jobs.queue.clone();
     blocking(move || queue.enqueue(&kind, &payload, options)).await
@@ -83,9 +89,11 @@ fn enqueue_options(args: EnqueueArgs, actor: Actor) -> CommandResult<EnqueueOpti
 /// One durable job.
 #[tauri::command]
 #[specta::specta]
-pub async fn get_job(jobs: State<'_, Jobs>, id: JobId) -> CommandResult<Option<Job>> {
+pub async fn get_job(jobs: State<'_, Jobs>, scope: Scope, id: JobId) -> CommandResult<Option<Job>> {
     let queue = jobs.queue.clone();
-    blocking(move || queue.get(id)).await
+    let job = blocking(move || queue.get(id)).await?;
+    // A job of a kind outside the scope is not there, for this window.
+    Ok(job.filter(|job| scope.allows_kind(&job.kind)))
 }
 
 /// A page of durable jobs, newest first.
@@ -93,38 +101,62 @@ pub async fn get_job(jobs: State<'_, Jobs>, id: JobId) -> CommandResult<Option<J
 #[specta::specta]
 pub async fn list_jobs(
     jobs: State<'_, Jobs>,
+    scope: Scope,
     filter: Option<JobFilter>,
 ) -> CommandResult<Vec<Job>> {
     let queue = jobs.queue.clone();
-    blocking(move || queue.list(&filter.unwrap_or_default())).await
+    let kinds = scope.kinds().clone();
+    blocking(move || queue.list_matching(&filter.unwrap_or_default(), &kinds)).await
 }
 
 /// Durable job counts by kind and status.
 #[tauri::command]
 #[specta::specta]
-pub async fn job_counts(jobs: State<'_, Jobs>) -> CommandResult<Vec<KindCount>> {
+pub async fn job_counts(jobs: State<'_, Jobs>, scope: Scope) -> CommandResult<Vec<KindCount>> {
     let queue = jobs.queue.clone();
-    blocking(move || queue.counts()).await
+    let mut counts = blocking(move || queue.counts()).await?;
+    counts.retain(|count| scope.allows_kind(&count.kind));
+    Ok(counts)
 }
 
 /// Cancels a durable or local job.
 #[tauri::command]
 #[specta::specta]
-pub async fn cancel(jobs: State<'_, Jobs>, job: JobRef) -> CommandResult<CancelResult> {
+pub async fn cancel(
+    jobs: State<'_, Jobs>,
+    scope: Scope,
+    job: JobRef,
+) -> CommandResult<CancelResult> {
     match job {
         JobRef::Durable(id) => {
             let queue = jobs.queue.clone();
-            Ok(match blocking(move || queue.cancel(id)).await? {
+            let cancelled = blocking(move || {
+                // The kind from the row decides, before anything is written.
+                if let Some(job) = queue.get(id)? {
+                    if let Err(refused) = scope.kind(&job.kind) {
+                        return Ok(Err(refused));
+                    }
+                }
+                queue.cancel(id).map(Ok)
+            })
+            .await??;
+            Ok(match cancelled {
                 CancelOutcome::Cancelled => CancelResult::Cancelled,
                 CancelOutcome::Requested => CancelResult::Requested,
                 _ => CancelResult::AlreadyFinished,
             })
         }
-        JobRef::Local(id) => match jobs.local.get(id) {
-            None => Err(CommandError::new("notFound", format!("no local job {id}"))),
-            Some(_) if jobs.local.cancel(id) => Ok(CancelResult::Requested),
-            Some(_) => Ok(CancelResult::AlreadyFinished),
-        },
+        JobRef::Local(id) => {
+            let Some(record) = jobs.local.get(id) else {
+                return Err(CommandError::new("notFound", format!("no local job {id}")));
+            };
+            scope.local_kind(&record.kind)?;
+            Ok(if jobs.local.cancel(id) {
+                CancelResult::Requested
+            } else {
+                CancelResult::AlreadyFinished
+            })
+        }
     }
 }
 
@@ -136,9 +168,11 @@ pub async fn cancel(jobs: State<'_, Jobs>, job: JobRef) -> CommandResult<CancelR
 #[specta::specta]
 pub async fn spawn_local(
     jobs: State<'_, Jobs>,
+    scope: Scope,
     kind: String,
     args: Value,
 ) -> CommandResult<LocalJobId> {
+    scope.local_kind(&kind)?;
     Ok(jobs.local_kinds.spawn(&jobs.local, kind, args)?)
 }
 
@@ -148,9 +182,11 @@ pub async fn spawn_local(
 #[specta::specta]
 pub async fn spawn_awaitable(
     jobs: State<'_, Jobs>,
+    scope: Scope,
     kind: String,
     args: Value,
 ) -> CommandResult<Value> {
+    scope.local_kind(&kind)?;
     let (_, result) = jobs.local_kinds.spawn_awaitable(&jobs.local, kind, args)?;
     result.wait().await.map_err(|failure| match failure {
         LocalJobFailure::Cancelled => CommandError::new("cancelled", failure.to_string()),
@@ -163,29 +199,42 @@ pub async fn spawn_awaitable(
 #[specta::specta]
 pub async fn get_local_job(
     jobs: State<'_, Jobs>,
+    scope: Scope,
     id: LocalJobId,
 ) -> CommandResult<Option<LocalJob>> {
-    Ok(jobs.local.get(id))
+    Ok(jobs
+        .local
+        .get(id)
+        .filter(|job| scope.allows_local_kind(&job.kind)))
 }
 
 /// Every local job on record.
 #[tauri::command]
 #[specta::specta]
-pub async fn list_local_jobs(jobs: State<'_, Jobs>) -> CommandResult<Vec<LocalJob>> {
-    Ok(jobs.local.list())
+pub async fn list_local_jobs(jobs: State<'_, Jobs>, scope: Scope) -> CommandResult<Vec<LocalJob>> {
+    let mut list = jobs.local.list();
+    list.retain(|job| scope.allows_local_kind(&job.kind));
+    Ok(list)
 }
 
 // ===== sync =====
 
-fn target(text: &str) -> CommandResult<SyncTarget> {
-    SyncTarget::parse(text).map_err(|error| invalid("target", error))
+/// Parses a target and refuses one outside the scope.
+fn target(scope: &Scope, text: &str) -> CommandResult<SyncTarget> {
+    let target = SyncTarget::parse(text).map_err(|error| invalid("target", error))?;
+    scope.target(&target.to_string())?;
+    Ok(target)
 }
 
 /// Syncs one target now (the user pressed Refresh).
 #[tauri::command]
 #[specta::specta]
-pub async fn sync_now(jobs: State<'_, Jobs>, target: String) -> CommandResult<SyncOutcome> {
-    let target = self::target(&target)?;
+pub async fn sync_now(
+    jobs: State<'_, Jobs>,
+    scope: Scope,
+    target: String,
+) -> CommandResult<SyncOutcome> {
+    let target = self::target(&scope, &target)?;
     Ok(jobs.sync.sync_now(&target).await?)
 }
 
@@ -196,10 +245,11 @@ pub async fn sync_now(jobs: State<'_, Jobs>, target: String) -> CommandResult<Sy
 #[specta::specta]
 pub async fn sync_if_due(
     jobs: State<'_, Jobs>,
+    scope: Scope,
     target: String,
     trigger: Option<Trigger>,
 ) -> CommandResult<SyncOutcome> {
-    let target = self::target(&target)?;
+    let target = self::target(&scope, &target)?;
     let trigger = trigger.unwrap_or(Trigger::Focus);
     Ok(jobs.sync.sync_if_due(&target, trigger).await?)
 }
@@ -207,11 +257,12 @@ pub async fn sync_if_due(
 /// State and health of every registered sync target.
 #[tauri::command]
 #[specta::specta]
-pub async fn sync_status(jobs: State<'_, Jobs>) -> CommandResult<Vec<SyncStatus>> {
+pub async fn sync_status(jobs: State<'_, Jobs>, scope: Scope) -> CommandResult<Vec<SyncStatus>> {
     let sync = jobs.sync.clone();
     blocking(move || {
         sync.targets()
             .into_iter()
+            .filter(|target| scope.allows_target(&target.to_string()))
             .map(|target| {
                 Ok(SyncStatus {
                     state: sync.state(&target)?.unwrap_or_default(),
@@ -225,15 +276,19 @@ pub async fn sync_status(jobs: State<'_, Jobs>) -> CommandResult<Vec<SyncStatus>
 }
 
 /// A hint from the webview's `online`/`offline` events. Coming online retries offline
-/// targets at once; the attempt itself is the real probe.
+/// targets (those in the window's scope) at once; the attempt itself is the real probe.
 #[tauri::command]
 #[specta::specta]
-pub async fn network_hint(jobs: State<'_, Jobs>, online: bool) -> CommandResult<()> {
+pub async fn network_hint(jobs: State<'_, Jobs>, scope: Scope, online: bool) -> CommandResult<()> {
     if online {
-        let sync = jobs.sync.clone();
-        tauri::async_runtime::spawn(async move {
-            sync.trigger_all(Trigger::NetworkBack).await;
-        });
+        for target in jobs.sync.targets() {
+            if scope.allows_target(&target.to_string()) {
+                let sync = jobs.sync.clone();
+                tauri::async_runtime::spawn(async move {
+                    let _ = sync.sync_if_due(&target, Trigger::NetworkBack).await;
+                });
+            }
+        }
     }
     Ok(())
 }
@@ -243,9 +298,12 @@ pub async fn network_hint(jobs: State<'_, Jobs>, online: bool) -> CommandResult<
 /// Every schedule with its next run.
 #[tauri::command]
 #[specta::specta]
-pub async fn list_schedules(jobs: State<'_, Jobs>) -> CommandResult<Vec<Schedule>> {
+pub async fn list_schedules(jobs: State<'_, Jobs>, scope: Scope) -> CommandResult<Vec<Schedule>> {
     let scheduler = jobs.scheduler.clone();
-    blocking(move || scheduler.list()).await
+    let mut schedules = blocking(move || scheduler.list()).await?;
+    // A schedule shows a job kind and its payload: only those of kinds in scope.
+    schedules.retain(|schedule| scope.allows_kind(&schedule.kind));
+    Ok(schedules)
 }
 
 // ===== data removal (not in the default permission set) =====
@@ -255,9 +313,12 @@ pub async fn list_schedules(jobs: State<'_, Jobs>) -> CommandResult<Vec<Schedule
 #[specta::specta]
 pub async fn disconnect_account(
     jobs: State<'_, Jobs>,
+    scope: Scope,
     connector: String,
     account: String,
 ) -> CommandResult<u64> {
+    // Every target of the account: `connector/account/*` must be in scope.
+    scope.target(&format!("{connector}/{account}/*"))?;
     let sync = jobs.sync.clone();
     blocking(move || sync.disconnect(&connector, &account)).await
 }
@@ -265,7 +326,12 @@ pub async fn disconnect_account(
 /// Deletes finished durable jobs older than `olderThanMs`.
 #[tauri::command]
 #[specta::specta]
-pub async fn prune_jobs(jobs: State<'_, Jobs>, older_than_ms: u64) -> CommandResult<u64> {
+pub async fn prune_jobs(
+    jobs: State<'_, Jobs>,
+    scope: Scope,
+    older_than_ms: u64,
+) -> CommandResult<u64> {
+    scope.every_kind("deleting finished jobs")?;
     let queue = jobs.queue.clone();
     blocking(move || queue.prune(Duration::from_millis(older_than_ms))).await
 }
@@ -274,14 +340,28 @@ pub async fn prune_jobs(jobs: State<'_, Jobs>, older_than_ms: u64) -> CommandRes
 
 const AGENT_PREFIX: &str = "agent:";
 
-/// Leases presented over IPC must be agents' own: a webview can never finish a job
-/// that the app's runner holds.
-fn agent_lease(lease: Lease) -> CommandResult<Lease> {
-    if lease.worker.starts_with(AGENT_PREFIX) {
-        Ok(lease)
-    } else {
-        Err(invalid("lease", "is not an agent's lease"))
+/// Runs `work` with a lease presented over IPC, once it is shown to be an agent's own
+/// (a webview can never finish a job the app's runner holds) on a job whose kind, as
+/// stored, is in the window's scope.
+async fn with_agent_lease<T: Send + 'static>(
+    jobs: &Jobs,
+    scope: Scope,
+    lease: Lease,
+    work: impl FnOnce(&crate::queue::Queue, &Lease) -> crate::Result<T> + Send + 'static,
+) -> CommandResult<T> {
+    if !lease.worker.starts_with(AGENT_PREFIX) {
+        return Err(invalid("lease", "is not an agent's lease"));
     }
+    let queue = jobs.queue.clone();
+    blocking(move || {
+        if let Some(job) = queue.get(lease.job_id)? {
+            if let Err(refused) = scope.kind(&job.kind) {
+                return Ok(Err(refused));
+            }
+        }
+        work(&queue, &lease).map(Ok)
+    })
+    .await?
 }
 
 /// Enqueues a durable job on behalf of an external agent: as [`enqueue`], with the
@@ -290,10 +370,12 @@ fn agent_lease(lease: Lease) -> CommandResult<Lease> {
 #[specta::specta]
 pub async fn agent_enqueue(
     jobs: State<'_, Jobs>,
+    scope: Scope,
     kind: String,
     payload: Value,
     options: Option<EnqueueArgs>,
 ) -> CommandResult<Enqueued> {
+    scope.kind(&kind)?;
     let options = enqueue_options(options.unwrap_or_default(), Actor::Agent)?;
     let queue = jobs.queue.clone();
     blocking(move || queue.enqueue(&kind, &payload, options)).await
@@ -305,10 +387,14 @@ pub async fn agent_enqueue(
 #[specta::specta]
 pub async fn agent_claim(
     jobs: State<'_, Jobs>,
+    scope: Scope,
     request: AgentClaimArgs,
 ) -> CommandResult<Vec<ClaimedJob>> {
     if request.agent.is_empty() {
         return Err(invalid("request.agent", "must not be empty"));
+    }
+    for kind in &request.kinds {
+        scope.kind(kind)?;
     }
     let mut claim = ClaimRequest::new(format!("{AGENT_PREFIX}{}", request.agent), request.kinds)
         .lease(Duration::from_millis(request.lease_ms.unwrap_or(30_000)))
@@ -321,10 +407,12 @@ pub async fn agent_claim(
 /// Renews an agent's lease.
 #[tauri::command]
 #[specta::specta]
-pub async fn agent_heartbeat(jobs: State<'_, Jobs>, lease: Lease) -> CommandResult<Heartbeat> {
-    let lease = agent_lease(lease)?;
-    let queue = jobs.queue.clone();
-    blocking(move || queue.heartbeat(&lease)).await
+pub async fn agent_heartbeat(
+    jobs: State<'_, Jobs>,
+    scope: Scope,
+    lease: Lease,
+) -> CommandResult<Heartbeat> {
+    with_agent_lease(&jobs, scope, lease, |queue, lease| queue.heartbeat(lease)).await
 }
 
 /// Records an agent's success; the result is checked against the kind's schema.
@@ -332,15 +420,16 @@ pub async fn agent_heartbeat(jobs: State<'_, Jobs>, lease: Lease) -> CommandResu
 #[specta::specta]
 pub async fn agent_complete(
     jobs: State<'_, Jobs>,
+    scope: Scope,
     lease: Lease,
     result: Value,
 ) -> CommandResult<AgentFinished> {
-    let lease = agent_lease(lease)?;
-    let queue = jobs.queue.clone();
     let result = (!result.is_null()).then_some(result);
-    blocking(move || queue.complete(&lease, result))
-        .await
-        .map(AgentFinished::from)
+    with_agent_lease(&jobs, scope, lease, |queue, lease| {
+        queue.complete(lease, result)
+    })
+    .await
+    .map(AgentFinished::from)
 }
 
 /// Records an agent's failed attempt.
@@ -348,18 +437,19 @@ pub async fn agent_complete(
 #[specta::specta]
 pub async fn agent_fail(
     jobs: State<'_, Jobs>,
+    scope: Scope,
     lease: Lease,
     error: String,
     permanent: bool,
 ) -> CommandResult<AgentFinished> {
-    let lease = agent_lease(lease)?;
-    let queue = jobs.queue.clone();
     let failure = if permanent {
         JobFailure::permanent(error)
     } else {
         JobFailure::retryable(error)
     };
-    blocking(move || queue.fail(&lease, failure))
-        .await
-        .map(AgentFinished::from)
+    with_agent_lease(&jobs, scope, lease, |queue, lease| {
+        queue.fail(lease, failure)
+    })
+    .await
+    .map(AgentFinished::from)
 }

@@ -8,7 +8,7 @@ use crate::error::Error;
 ///
 /// `code` is one of `invalidArgument`, `notFound`, `alreadyRunning`, `lostLease`,
 /// `invalidPayload`, `invalidResult`, `busy`, `full`, `readOnly`, `corrupt`,
-/// `foreign`, `database`, `config`, `io`, `jobFailed`; `message` says what was wrong and names the
+/// `foreign`, `database`, `config`, `io`, `jobFailed`, `cancelled`, `forbidden`; `message` says what was wrong and names the
 /// argument when one was.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]

@@ -11,6 +11,7 @@ pub mod commands;
 mod error;
 mod events;
 pub mod models;
+mod scope;
 mod triggers;
 
 use std::future::Future;
@@ -26,6 +27,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use error::CommandError;
 pub use events::{JobsEvent, WEBVIEW_STREAM_CAPACITY};
+pub use scope::{Scope, ScopeEntry};
 
 use crate::bus::EventBus;
 use crate::config::Config;

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use super::Queue;
 use crate::error::{Error, Result};
-use crate::model::{Job, JobFilter, JobId, KindCount};
+use crate::model::{Job, JobFilter, JobId, KindCount, Patterns};
 use crate::store::jobs;
 
 /// How many jobs [`Queue::prune`] reads (and at most deletes) per transaction.
@@ -20,11 +20,19 @@ impl Queue {
 
     /// A page of jobs, newest first.
     pub fn list(&self, filter: &JobFilter) -> Result<Vec<Job>> {
+        self.list_matching(filter, &Patterns::open())
+    }
+
+    /// A page of jobs, newest first, of the kinds `kinds` allows only: a full page when
+    /// there are enough, however many jobs of other kinds lie between them. For a UI
+    /// scoped to some kinds.
+    pub fn list_matching(&self, filter: &JobFilter, kinds: &Patterns) -> Result<Vec<Job>> {
         let limit = filter.limit.unwrap_or(50);
         if limit == 0 || limit > 1000 {
             return Err(Error::invalid_argument("limit", "must be from 1 to 1000"));
         }
-        self.db().read(|conn| jobs::list(conn, filter, limit))
+        self.db()
+            .read(|conn| jobs::list(conn, filter, limit, kinds))
     }
 
     /// How many jobs there are of each kind in each status.

@@ -1,12 +1,15 @@
 //! SQL for the `jobs` table. The queue decides; this module only reads and writes rows.
 
-use rusqlite::{named_params, params, Connection, OptionalExtension, Row, Transaction};
+use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 
 use serde_json::Value;
 
 use crate::clock::Timestamp;
 use crate::error::{Error, Result};
-use crate::model::{sanitize_error, Actor, Job, JobFilter, JobId, JobStatus, KindCount, Priority};
+use crate::model::{
+    sanitize_error, to_sql_glob, Actor, Job, JobFilter, JobId, JobStatus, KindCount, Patterns,
+    Priority,
+};
 
 /// The columns of a [`Job`], in the order [`job_from_row`] reads them. A macro, so
 /// that the statements built from it are constants: hot statements are looked up in
@@ -510,27 +513,56 @@ fn read_one(conn: &Connection, id: JobId) -> Result<Option<(Job, Option<Error>)>
         .optional()?)
 }
 
-/// A page of jobs, newest first.
-pub(crate) fn list(conn: &Connection, filter: &JobFilter, limit: u32) -> Result<Vec<Job>> {
+/// A page of jobs, newest first, of the kinds `kinds` allows.
+pub(crate) fn list(
+    conn: &Connection,
+    filter: &JobFilter,
+    limit: u32,
+    kinds: &Patterns,
+) -> Result<Vec<Job>> {
+    let status = filter.status.map(JobStatus::as_str);
+    let parent = filter.parent.map(JobId::raw);
+    let before = filter.before.map(JobId::raw);
+    let mut params: Vec<(String, &dyn rusqlite::ToSql)> = vec![
+        (":status".into(), &status),
+        (":kind".into(), &filter.kind),
+        (":parent".into(), &parent),
+        (":before".into(), &before),
+        (":limit".into(), &limit),
+    ];
+    // Patterns become GLOBs; an unscoped list keeps the one constant statement.
+    let allow: Vec<String> = kinds.allow.iter().map(|p| to_sql_glob(p)).collect();
+    let deny: Vec<String> = kinds.deny.iter().map(|p| to_sql_glob(p)).collect();
+    let mut scope = String::new();
+    for (clause, globs, prefix) in [(" AND (", &allow, ":a"), (" AND NOT (", &deny, ":d")] {
+        if globs.is_empty() {
+            continue;
+        }
+        scope.push_str(clause);
+        for (index, glob) in globs.iter().enumerate() {
+            let name = format!("{prefix}{index}");
+            if index > 0 {
+                scope.push_str(" OR ");
+            }
+            scope.push_str(&format!("kind GLOB {name}"));
+            params.push((name, glob));
+        }
+        scope.push(')');
+    }
     let sql = format!(
         "SELECT {JOB_COLUMNS} FROM jobs \
          WHERE (:status IS NULL OR status = :status) \
            AND (:kind IS NULL OR kind = :kind) \
            AND (:parent IS NULL OR parent_id = :parent) \
-           AND (:before IS NULL OR id < :before) \
+           AND (:before IS NULL OR id < :before){scope} \
          ORDER BY id DESC LIMIT :limit"
     );
+    let named: Vec<(&str, &dyn rusqlite::ToSql)> = params
+        .iter()
+        .map(|(name, value)| (name.as_str(), *value))
+        .collect();
     let mut statement = conn.prepare_cached(&sql)?;
-    let rows = statement.query_map(
-        named_params! {
-            ":status": filter.status.map(JobStatus::as_str),
-            ":kind": filter.kind.as_deref(),
-            ":parent": filter.parent.map(JobId::raw),
-            ":before": filter.before.map(JobId::raw),
-            ":limit": limit,
-        },
-        |r| job_from_row(r).map(|(job, _)| job),
-    )?;
+    let rows = statement.query_map(named.as_slice(), |r| job_from_row(r).map(|(job, _)| job))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
