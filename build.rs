@@ -27,5 +27,9 @@ const COMMANDS: &[&str] = &[
 ];
 
 fn main() {
-    tauri_plugin::Builder::new(COMMANDS).build();
+    tauri_plugin::Builder::new(COMMANDS)
+        // The webview API as one script, for apps with `withGlobalTauri`; built by
+        // `npm run build` and committed.
+        .global_api_script_path("./api-iife.js")
+        .build();
 }

@@ -1,5 +1,8 @@
-// Builds guest-js/index.ts into dist-js/ (ESM, CommonJS and type declarations), and
-// the example app's page script into examples/tauri-app/ui/main.js.
+// Builds the webview package: guest-js/index.ts into dist-js/ (ESM, CommonJS and type
+// declarations), and api-iife.js, the same API as one script that sets
+// `window.__TAURI__.jobs` (and `window.__TAURI_PLUGIN_JOBS__`), which Tauri injects into
+// apps with `withGlobalTauri` (build.rs names it). The example app's page is built by
+// rollup.example.config.js.
 import resolve from "@rollup/plugin-node-resolve";
 import typescript from "@rollup/plugin-typescript";
 
@@ -14,11 +17,17 @@ export default [
     external: [/^@tauri-apps\/api/],
   },
   {
-    input: "examples/tauri-app/src-ui/main.ts",
-    output: { file: "examples/tauri-app/ui/main.js", format: "esm" },
+    input: "guest-js/index.ts",
+    output: {
+      file: "api-iife.js",
+      format: "iife",
+      name: "__TAURI_PLUGIN_JOBS__",
+      footer:
+        "if ('__TAURI__' in window) Object.defineProperty(window.__TAURI__, 'jobs', { value: __TAURI_PLUGIN_JOBS__ });",
+    },
     plugins: [
       resolve(),
-      typescript({ tsconfig: "./tsconfig.example.json" }),
+      typescript({ tsconfig: "./tsconfig.build.json", declaration: false, declarationDir: undefined, outDir: "." }),
     ],
   },
 ];

@@ -130,18 +130,11 @@ export type ClaimedJob = {
 	lease: Lease,
 };
 
-/**
- *  A command's error, as the webview sees it: `{ code, message }`.
- * 
- *  `code` is one of `invalidArgument`, `notFound`, `alreadyRunning`, `lostLease`,
- *  `invalidPayload`, `invalidResult`, `busy`, `full`, `readOnly`, `corrupt`,
- *  `foreign`, `database`, `config`, `io`, `jobFailed`, `cancelled`, `forbidden`; `message` says what was wrong and names the
- *  argument when one was.
- */
+/**  A command's error, as the webview sees it: `{ code, message }`. */
 export type CommandError = {
 	/**  A stable, machine-readable code. */
-	code: string,
-	/**  What went wrong, for people. */
+	code: ErrorCode,
+	/**  What went wrong, for people; names the argument, kind or target when one was. */
 	message: string,
 };
 
@@ -175,6 +168,43 @@ export type Enqueued = {
 	 */
 	created: boolean,
 };
+
+/**  What kind of failure a command reports: a closed set the webview can switch on. */
+export type ErrorCode = 
+/**  An argument is out of range or malformed; the message names it. */
+"invalidArgument" | 
+/**  No job (or local job) with that id. */
+"notFound" | 
+/**  An exclusive local kind already has a job running. */
+"alreadyRunning" | 
+/**  An agent's lease is no longer held: write nothing more for that attempt. */
+"lostLease" | 
+/**  A payload does not fit its kind's schema or limits. */
+"invalidPayload" | 
+/**  A result does not fit its kind's schema or limits. */
+"invalidResult" | 
+/**  The database stayed locked by another program past the busy deadline. */
+"busy" | 
+/**  The disk (or the database's size cap) is full. */
+"full" | 
+/**  The database cannot be written. */
+"readOnly" | 
+/**  The file is damaged, or a stored value cannot be read. */
+"corrupt" | 
+/**  The file is another program's database. */
+"foreign" | 
+/**  Any other database failure. */
+"database" | 
+/**  `config.toml` is wrong. */
+"config" | 
+/**  A file could not be read or created. */
+"io" | 
+/**  A local job's body failed. */
+"jobFailed" | 
+/**  A local job was cancelled. */
+"cancelled" | 
+/**  Outside the window's scope: the message names the kind or target. */
+"forbidden";
 
 /**
  *  Everything published on the [`EventBus`](super::EventBus).

@@ -2,6 +2,7 @@ import { emit } from "@tauri-apps/api/event";
 import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
+import * as api from "./index";
 import {
   JobsError,
   cancel,
@@ -127,6 +128,38 @@ describe("events", () => {
     expect(percents).toEqual([50, 100]);
     expect(last.status).toBe("succeeded");
     expect(last.done).toBe(10);
+  });
+});
+
+describe("every command", () => {
+  it("has a hand wrapper named after it", () => {
+    const missing = Object.keys(api.commands).filter(
+      (name) => typeof (api as Record<string, unknown>)[name] !== "function" || (api as Record<string, unknown>)[name] === (api.commands as Record<string, unknown>)[name],
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it("wrappers resolve with the data or throw a JobsError with its code", async () => {
+    backend((cmd) => {
+      if (cmd === "plugin:jobs|prune_jobs") throw { code: "forbidden", message: "job kind \"x\" is outside this window's scope" };
+      if (cmd === "plugin:jobs|job_counts") return [{ kind: "k", status: "queued", count: 2 }];
+      return null;
+    });
+    await expect(api.jobCounts()).resolves.toEqual([{ kind: "k", status: "queued", count: 2 }]);
+    await expect(api.getJob(1)).resolves.toBeNull();
+    const error = (await api.pruneJobs(0).catch((e: unknown) => e)) as JobsError;
+    expect(error).toBeInstanceOf(JobsError);
+    expect(error.code).toBe("forbidden");
+  });
+
+  it("fills the arguments a wrapper was not given", async () => {
+    const calls = backend(() => []);
+    await api.listJobs({ kind: "echo" });
+    await api.agentClaim({ agent: "a", kinds: ["k"] });
+    expect(calls.map((c) => c.args)).toEqual([
+      { filter: { status: null, kind: "echo", parent: null, before: null, limit: null } },
+      { request: { agent: "a", kinds: ["k"], limits: null, leaseMs: null, maxJobs: null } },
+    ]);
   });
 });
 

@@ -12,9 +12,19 @@ import type { UnlistenFn } from "@tauri-apps/api/event";
 import {
   commands,
   events,
+  type AgentClaimArgs,
+  type AgentFinished,
+  type ClaimedJob,
   type CommandError,
   type EnqueueArgs,
   type Enqueued,
+  type ErrorCode,
+  type Heartbeat,
+  type Job,
+  type JobFilter,
+  type KindCount,
+  type Lease,
+  type Schedule,
   type Event,
   type JobRef,
   type JobStateChanged,
@@ -35,11 +45,11 @@ export * from "./bindings";
 /** @deprecated Renamed {@link Enqueued}, after the Rust type it mirrors. */
 export type EnqueueResult = Enqueued;
 
-/** A command failed; `code` is stable, `message` is for people. */
+/** A command failed; `code` is one of a closed set, `message` is for people. */
 export class JobsError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
 
-  constructor(code: string, message: string) {
+  constructor(code: ErrorCode, message: string) {
     super(message);
     this.name = "JobsError";
     this.code = code;
@@ -60,10 +70,29 @@ function unwrap<T>(result: Result<T>): T {
   throw new JobsError(error.code, error.message);
 }
 
+function enqueueArgs(options: Partial<EnqueueArgs>): EnqueueArgs {
+  return { priority: null, dedupeKey: null, delayMs: null, maxAttempts: null, parent: null, ...options };
+}
+
 /** Enqueues a durable job for the user. Options left out take their defaults. */
 export async function enqueue(kind: string, payload: Value, options: Partial<EnqueueArgs> = {}): Promise<Enqueued> {
-  const full: EnqueueArgs = { priority: null, dedupeKey: null, delayMs: null, maxAttempts: null, parent: null, ...options };
-  return unwrap(await commands.enqueue(kind, payload, full));
+  return unwrap(await commands.enqueue(kind, payload, enqueueArgs(options)));
+}
+
+/** One durable job, or `null` (also for a job of a kind outside the window's scope). */
+export async function getJob(id: number): Promise<Job | null> {
+  return unwrap(await commands.getJob(id));
+}
+
+/** A page of durable jobs, newest first; pass the last id as `before` for the next page. */
+export async function listJobs(filter: Partial<JobFilter> = {}): Promise<Job[]> {
+  const full: JobFilter = { status: null, kind: null, parent: null, before: null, limit: null, ...filter };
+  return unwrap(await commands.listJobs(full));
+}
+
+/** How many durable jobs there are of each kind in each status. */
+export async function jobCounts(): Promise<KindCount[]> {
+  return unwrap(await commands.jobCounts());
 }
 
 /** Starts a local job kind the app registered and resolves with what it returned. */
@@ -74,6 +103,16 @@ export async function spawnAwaitable<T = Value>(kind: string, args: Value = null
 /** Starts a local job kind the app registered; resolves with its id at once. */
 export async function spawnLocal(kind: string, args: Value = null): Promise<string> {
   return unwrap(await commands.spawnLocal(kind, args));
+}
+
+/** One local job's record, or `null`. */
+export async function getLocalJob(id: string): Promise<LocalJob | null> {
+  return unwrap(await commands.getLocalJob(id));
+}
+
+/** Every local job still on record: running ones and the most recent finished. */
+export async function listLocalJobs(): Promise<LocalJob[]> {
+  return unwrap(await commands.listLocalJobs());
 }
 
 /**
@@ -102,6 +141,53 @@ export async function syncIfDue(target: string, trigger: Trigger = "focus"): Pro
 /** State and health of every sync target. */
 export async function syncStatus(): Promise<SyncStatus[]> {
   return unwrap(await commands.syncStatus());
+}
+
+/** Tells the plugin the browser went online or offline (see {@link wireNetworkHint}). */
+export async function networkHint(online: boolean): Promise<void> {
+  unwrap(await commands.networkHint(online));
+}
+
+/** Every schedule with its next run. */
+export async function listSchedules(): Promise<Schedule[]> {
+  return unwrap(await commands.listSchedules());
+}
+
+/** Removes everything stored for an account and stops its syncs (`jobs:data-removal`). */
+export async function disconnectAccount(connector: string, account: string): Promise<number> {
+  return unwrap(await commands.disconnectAccount(connector, account));
+}
+
+/** Deletes finished durable jobs older than `olderThanMs` (`jobs:data-removal`). */
+export async function pruneJobs(olderThanMs: number): Promise<number> {
+  return unwrap(await commands.pruneJobs(olderThanMs));
+}
+
+// ===== external agents (`jobs:agents`) =====
+
+/** Enqueues a durable job as an external agent (actor `agent`). */
+export async function agentEnqueue(kind: string, payload: Value, options: Partial<EnqueueArgs> = {}): Promise<Enqueued> {
+  return unwrap(await commands.agentEnqueue(kind, payload, enqueueArgs(options)));
+}
+
+/** Claims jobs as the agent `request.agent`, under the caps stored for their kinds. */
+export async function agentClaim(request: Pick<AgentClaimArgs, "agent" | "kinds"> & Partial<AgentClaimArgs>): Promise<ClaimedJob[]> {
+  return unwrap(await commands.agentClaim({ limits: null, leaseMs: null, maxJobs: null, ...request }));
+}
+
+/** Renews an agent's lease; stop and report `cancelled` when it says so. */
+export async function agentHeartbeat(lease: Lease): Promise<Heartbeat> {
+  return unwrap(await commands.agentHeartbeat(lease));
+}
+
+/** Records an agent's success; the result is checked against the kind's schema. */
+export async function agentComplete(lease: Lease, result: Value = null): Promise<AgentFinished> {
+  return unwrap(await commands.agentComplete(lease, result));
+}
+
+/** Records an agent's failed attempt, retried after a backoff unless `permanent`. */
+export async function agentFail(lease: Lease, error: string, permanent = false): Promise<AgentFinished> {
+  return unwrap(await commands.agentFail(lease, error, permanent));
 }
 
 /** Every plugin event, with the count the webview stream has dropped so far. */

@@ -12,6 +12,7 @@ if ! command -v tauri-driver >/dev/null 2>&1; then
 fi
 [ -d node_modules ] || npm ci --no-audit --no-fund --ignore-scripts
 npm run build >/dev/null
+npm run build:example >/dev/null
 cargo build -p jobs-demo --locked
 
 work=$(mktemp -d)

@@ -13,6 +13,7 @@ fi
 
 [ -d node_modules ] || npm ci --no-audit --no-fund --ignore-scripts
 npm run build >/dev/null
+npm run build:example >/dev/null
 cargo build --locked -p jobs-demo
 if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
   echo "run: no display; starting the app under Xvfb"

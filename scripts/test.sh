@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: the webview API (type check, build, vitest), then formatting,
-# lints and every Rust test (unit, integration, multi-process, mock-runtime, doc),
-# then the example app end to end in a real webview.
+# lints and every Rust test (unit, integration, multi-process, mock-runtime, doc), a
+# consumer app's dependency graph, the whole suite again at the lowest rusqlite
+# accepted, then the example app end to end in a real webview.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -12,11 +13,33 @@ bash scripts/setup.sh
 npm ci --no-audit --no-fund --ignore-scripts
 npm run typecheck
 npm run build
+npm run build:example
+# api-iife.js is committed (build.rs hands it to Tauri for apps with withGlobalTauri):
+# it must be what the build makes of the sources.
+if git rev-parse --git-dir >/dev/null 2>&1 && ! git diff --quiet -- api-iife.js; then
+  echo "api-iife.js is stale: run npm run build and commit it" >&2
+  exit 1
+fi
 npm test
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
+# The crate as apps build it: without the `specta` feature the tests turn on.
+cargo clippy --locked --lib -- -D warnings
 cargo test --workspace --locked
+
+# An app's graph as many look today (tauri-plugin-sql with SQLite, tauri-specta
+# rc.21) with the plugin beside it: it must resolve and build, from its own lockfile.
+CARGO_TARGET_DIR="$PWD/target/consumer" cargo check --locked --manifest-path ci/consumer/Cargo.toml
+
+# The lowest rusqlite the crate accepts (the one tauri-plugin-sql's sqlx links): the
+# whole suite again, on a lockfile moved down to it and put back afterwards.
+cp Cargo.lock target/Cargo.lock.kept
+trap 'cp target/Cargo.lock.kept Cargo.lock' EXIT
+cargo update --quiet -p rusqlite --precise 0.32.1
+SOAK_SECS=5 cargo test --workspace
+cp target/Cargo.lock.kept Cargo.lock
+trap - EXIT
 
 # The example app in a real webview (Xvfb, tauri-driver, WebKitWebDriver).
 bash scripts/e2e.sh

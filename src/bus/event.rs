@@ -10,7 +10,8 @@ use crate::model::{Health, JobId, JobStatus, LocalJobId, LocalJobStatus, SyncOut
 /// Everything published on the [`EventBus`](super::EventBus).
 ///
 /// Serialised with a `type` tag, so the webview can switch on `event.type`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(tag = "type", rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum Event {
@@ -63,7 +64,8 @@ impl Event {
 }
 
 /// A durable job changed state. Published after the change is committed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct JobStateChanged {
     /// The job that moved.
@@ -102,7 +104,8 @@ into_event!(
 );
 
 /// A sync run's progress.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct SyncProgress {
     /// The target, as `connector/account/name`.
@@ -117,7 +120,8 @@ pub struct SyncProgress {
 
 /// A sync run ended (a run that was skipped publishes nothing). With its outcome a
 /// page can show the last sync without polling.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct SyncFinished {
     /// The target, as `connector/account/name`.
@@ -129,7 +133,8 @@ pub struct SyncFinished {
 }
 
 /// Something happened to one message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct MessageEvent {
     /// The account, as `connector/account`.
@@ -141,7 +146,8 @@ pub struct MessageEvent {
 }
 
 /// A message was marked read or unread.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct ReadStateChanged {
     /// The account, as `connector/account`.
@@ -155,7 +161,8 @@ pub struct ReadStateChanged {
 }
 
 /// A component's health changed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct PluginHealth {
     /// The component, such as a sync target `connector/account/name` or `runner`.
@@ -167,7 +174,8 @@ pub struct PluginHealth {
 }
 
 /// A process-local job started or ended.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct LocalJobChanged {
     /// The local job that started or ended.
@@ -183,7 +191,8 @@ pub struct LocalJobChanged {
 }
 
 /// A process-local job's progress.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct LocalJobProgress {
     /// The local job reporting.

@@ -6,9 +6,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 /// How healthy something is.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, specta::Type,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum HealthStatus {
@@ -31,7 +30,8 @@ impl fmt::Display for HealthStatus {
 }
 
 /// A health verdict and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct Health {
     /// The verdict.

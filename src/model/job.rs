@@ -16,7 +16,8 @@ use super::Timestamp;
 ///
 /// Ids count up from 1 and stay far below 2^53, so they cross IPC as plain JavaScript
 /// numbers without loss.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, specta::Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct JobId(i64);
 
 /// Accepts an integer, or a float with no fraction (JavaScript has only numbers).
@@ -78,7 +79,8 @@ impl fmt::Display for JobId {
 ///
 /// `queued -> running -> succeeded | failed | cancelled`, and `running -> queued` on a
 /// retry, an expired lease or a release at shutdown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum JobStatus {
@@ -146,9 +148,8 @@ impl FromStr for JobStatus {
 // ===== Actor =====
 
 /// Who asked for a job.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, specta::Type,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Actor {
@@ -195,9 +196,8 @@ impl FromStr for Actor {
 // ===== Priority =====
 
 /// Higher runs first. Within a priority, the job that became runnable first goes first.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, specta::Type,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Priority(pub i32);
 
 impl Priority {
@@ -218,7 +218,8 @@ impl Default for Priority {
 // ===== Job =====
 
 /// A durable job as stored in `raw.db`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Job {
@@ -284,7 +285,8 @@ impl Job {
 
 /// Which jobs [`Queue::list`](crate::queue::Queue::list) returns: newest first, a page at a
 /// time.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase", default)]
 #[non_exhaustive]
 pub struct JobFilter {
@@ -344,7 +346,8 @@ impl JobFilter {
 }
 
 /// How many jobs of one kind are in one status.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct KindCount {
     /// The kind counted.

@@ -9,8 +9,9 @@ use super::Timestamp;
 
 /// A process-local job's id. Crosses IPC as a string such as `"local-7"`, so it can
 /// never be mistaken for a durable job's numeric id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, specta::Type)]
-#[specta(type = String)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[cfg_attr(feature = "specta", specta(type = String))]
 pub struct LocalJobId(pub(crate) u64);
 
 impl fmt::Display for LocalJobId {
@@ -29,7 +30,8 @@ impl Serialize for LocalJobId {
 }
 
 /// Where a process-local job is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum LocalJobStatus {
@@ -44,7 +46,8 @@ pub enum LocalJobStatus {
 }
 
 /// A process-local job's record: kind-agnostic and safe to send to the webview.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct LocalJob {

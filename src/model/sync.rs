@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 use super::Timestamp;
 
 /// Why a run did not happen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(tag = "reason", rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum SkipReason {
@@ -33,7 +34,8 @@ pub enum SkipReason {
 }
 
 /// How a run ended, as every caller waiting on it sees it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(tag = "outcome", rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum SyncOutcome {

@@ -14,19 +14,9 @@ use serde::{Deserialize, Serialize};
 /// Stored as an integer in `raw.db`. Milliseconds fit a JavaScript number exactly until
 /// the year 287,396, so timestamps cross IPC as plain numbers.
 #[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Default,
-    Serialize,
-    Deserialize,
-    specta::Type,
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
 )]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct Timestamp(i64);
 
 impl Timestamp {

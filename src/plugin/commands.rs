@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tauri::State;
 
-use super::error::CommandError;
+use super::error::{CommandError, ErrorCode};
 pub use super::models::{
     AgentClaimArgs, AgentFinished, CancelResult, EnqueueArgs, JobRef, SyncStatus,
 };
@@ -36,14 +36,17 @@ async fn blocking<T: Send + 'static>(
     tauri::async_runtime::spawn_blocking(work)
         .await
         .map_err(|error| {
-            CommandError::new("database", format!("a database task stopped: {error}"))
+            CommandError::new(
+                ErrorCode::Database,
+                format!("a database task stopped: {error}"),
+            )
         })?
         .map_err(CommandError::from)
 }
 
 fn invalid(argument: &str, reason: impl std::fmt::Display) -> CommandError {
     CommandError::new(
-        "invalidArgument",
+        ErrorCode::InvalidArgument,
         format!("invalid argument `{argument}`: {reason}"),
     )
 }
@@ -52,7 +55,7 @@ fn invalid(argument: &str, reason: impl std::fmt::Display) -> CommandError {
 
 /// Enqueues a durable job on behalf of the user.
 #[tauri::command]
-#[specta::specta]
+#[cfg_attr(feature = "specta", specta::specta)]
 pub async fn enqueue(
     jobs: State<'_, Jobs>,
     scope: Scope,
@@ -88,7 +91,7 @@ fn enqueue_options(args: EnqueueArgs, actor: Actor) -> CommandResult<EnqueueOpti
 
 /// One durable job.
 #[tauri::command]
-#[specta::specta]
+#[cfg_attr(feature = "specta", specta::specta)]
 pub async fn get_job(jobs: State<'_, Jobs>, scope: Scope, id: JobId) -> CommandResult<Option<Job>> {
     let queue = jobs.queue.clone();
     let job = blocking(move || queue.get(id)).await?;
@@ -98,7 +101,7 @@ pub async fn get_job(jobs: State<'_, Jobs>, scope: Scope, id: JobId) -> CommandR
 
 /// A page of durable jobs, newest first.
 #[tauri::command]
-#[specta::specta]
+#[cfg_attr(feature = "specta", specta::specta)]
 pub async fn list_jobs(
     jobs: State<'_, Jobs>,
     scope: Scope,
@@ -111,7 +114,7 @@ pub async fn list_jobs(
 
 /// Durable job counts by kind and status.
 #[tauri::command]
-#[specta::specta]
+#[cfg_attr(feature = "specta", specta::specta)]
 pub async fn job_counts(jobs: State<'_, Jobs>, scope: Scope) -> CommandResult<Vec<KindCount>> {
     let queue = jobs.queue.clone();
     let mut counts = blocking(move || queue.counts()).await?;
@@ -121,7 +124,7 @@ pub async fn job_counts(jobs: State<'_, Jobs>, scope: Scope) -> CommandResult<Ve
 
 /// Cancels a durable or local job.
 #[tauri::command]
-#[specta::specta]
+#[cfg_attr(feature = "specta", specta::specta)]
 pub async fn cancel(
     jobs: State<'_, Jobs>,
     scope: Scope,
@@ -148,7 +151,10 @@ pub async fn cancel(
         }
         JobRef::Local(id) => {
             let Some(record) = jobs.local.get(id) else {
-                return Err(CommandError::new("notFound", format!("no local job {id}")));
+                return Err(CommandError::new(
+                    ErrorCode::NotFound,
+                    format!("no local job {id}"),
+                ));
             };
             scope.local_kind(&record.kind)?;
             Ok(if jobs.local.cancel(id) {
@@ -165,7 +171,7 @@ pub async fn cancel(
 /// Starts a local job kind the app registered for the webview; returns its id at once
 /// (watch it with job events).
 #[tauri::command]
-#[specta::specta]
+#[cfg_attr(feature = "specta", specta::specta)]
 pub async fn spawn_local(
     jobs: State<'_, Jobs>,
     scope: Scope,
@@ -179,7 +185,7 @@ pub async fn spawn_local(
 /// Starts a local job kind the app registered for the webview and returns what it
 /// returned.
 #[tauri::command]
-#[specta::specta]
+#[cfg_attr(feature = "specta", specta::specta)]
 pub async fn spawn_awaitable(
     jobs: State<'_, Jobs>,
     scope: Scope,
@@ -189,14 +195,14 @@ pub async fn spawn_awaitable(
     scope.local_kind(&kind)?;
     let (_, result) = jobs.local_kinds.spawn_awaitable(&jobs.local, kind, args)?;
     result.wait().await.map_err(|failure| match failure {
-        LocalJobFailure::Cancelled => CommandError::new("cancelled", failure.to_string()),
-        other => CommandError::new("jobFailed", other.to_string()),
+        LocalJobFailure::Cancelled => CommandError::new(ErrorCode::Cancelled, failure.to_string()),
+        other => CommandError::new(ErrorCode::JobFailed, other.to_string()),
     })
 }
 
 /// One local job's record.
 #[tauri::command]
-#[specta::specta]
+#[cfg_attr(feature = "specta", specta::specta)]
 pub async fn get_local_job(
     jobs: State<'_, Jobs>,
     scope: Scope,
@@ -210,7 +216,7 @@ pub async fn get_local_job(
 
 /// Every local job on record.
 #[tauri::command]
-#[specta::specta]
+#[cfg_attr(feature = "specta", specta::specta)]
 pub async fn list_local_jobs(jobs: State<'_, Jobs>, scope: Scope) -> CommandResult<Vec<LocalJob>> {
     let mut list = jobs.local.list();
     list.retain(|job| scope.allows_local_kind(&job.kind));
@@ -228,7 +234,7 @@ fn target(scope: &Scope, text: &str) -> CommandResult<SyncTarget> {
 
 /// Syncs one target now (the user pressed Refresh).
 #[tauri::command]
-#[specta::specta]
+#[cfg_attr(feature = "specta", specta::specta)]
 pub async fn sync_now(
     jobs: State<'_, Jobs>,
     scope: Scope,
@@ -242,7 +248,7 @@ pub async fn sync_now(
 /// backing off). `trigger` says what the page saw: `focus` by default; `networkBack`
 /// (the page's `online` event) retries an offline target at once.
 #[tauri::command]
-#[specta::specta]
+#[cfg_attr(feature = "specta", specta::specta)]
 pub async fn sync_if_due(
     jobs: State<'_, Jobs>,
     scope: Scope,
@@ -256,7 +262,7 @@ pub async fn sync_if_due(
 
 /// State and health of every registered sync target.
 #[tauri::command]
-#[specta::specta]
+#[cfg_attr(feature = "specta", specta::specta)]
 pub async fn sync_status(jobs: State<'_, Jobs>, scope: Scope) -> CommandResult<Vec<SyncStatus>> {
     let sync = jobs.sync.clone();
     blocking(move || {
@@ -278,7 +284,7 @@ pub async fn sync_status(jobs: State<'_, Jobs>, scope: Scope) -> CommandResult<V
 /// A hint from the webview's `online`/`offline` events. Coming online retries offline
 /// targets (those in the window's scope) at once; the attempt itself is the real probe.
 #[tauri::command]
-#[specta::specta]
+#[cfg_attr(feature = "specta", specta::specta)]
 pub async fn network_hint(jobs: State<'_, Jobs>, scope: Scope, online: bool) -> CommandResult<()> {
     if online {
         for target in jobs.sync.targets() {
@@ -297,7 +303,7 @@ pub async fn network_hint(jobs: State<'_, Jobs>, scope: Scope, online: bool) -> 
 
 /// Every schedule with its next run.
 #[tauri::command]
-#[specta::specta]
+#[cfg_attr(feature = "specta", specta::specta)]
 pub async fn list_schedules(jobs: State<'_, Jobs>, scope: Scope) -> CommandResult<Vec<Schedule>> {
     let scheduler = jobs.scheduler.clone();
     let mut schedules = blocking(move || scheduler.list()).await?;
@@ -310,7 +316,7 @@ pub async fn list_schedules(jobs: State<'_, Jobs>, scope: Scope) -> CommandResul
 
 /// Removes everything stored for an account and stops its syncs.
 #[tauri::command]
-#[specta::specta]
+#[cfg_attr(feature = "specta", specta::specta)]
 pub async fn disconnect_account(
     jobs: State<'_, Jobs>,
     scope: Scope,
@@ -325,7 +331,7 @@ pub async fn disconnect_account(
 
 /// Deletes finished durable jobs older than `olderThanMs`.
 #[tauri::command]
-#[specta::specta]
+#[cfg_attr(feature = "specta", specta::specta)]
 pub async fn prune_jobs(
     jobs: State<'_, Jobs>,
     scope: Scope,
@@ -367,7 +373,7 @@ async fn with_agent_lease<T: Send + 'static>(
 /// Enqueues a durable job on behalf of an external agent: as [`enqueue`], with the
 /// actor `agent`.
 #[tauri::command]
-#[specta::specta]
+#[cfg_attr(feature = "specta", specta::specta)]
 pub async fn agent_enqueue(
     jobs: State<'_, Jobs>,
     scope: Scope,
@@ -384,7 +390,7 @@ pub async fn agent_enqueue(
 /// Claims jobs for an external agent through the same protocol as the app's runner:
 /// caps, fencing and at-least-once hold exactly as for internal workers.
 #[tauri::command]
-#[specta::specta]
+#[cfg_attr(feature = "specta", specta::specta)]
 pub async fn agent_claim(
     jobs: State<'_, Jobs>,
     scope: Scope,
@@ -406,7 +412,7 @@ pub async fn agent_claim(
 
 /// Renews an agent's lease.
 #[tauri::command]
-#[specta::specta]
+#[cfg_attr(feature = "specta", specta::specta)]
 pub async fn agent_heartbeat(
     jobs: State<'_, Jobs>,
     scope: Scope,
@@ -417,7 +423,7 @@ pub async fn agent_heartbeat(
 
 /// Records an agent's success; the result is checked against the kind's schema.
 #[tauri::command]
-#[specta::specta]
+#[cfg_attr(feature = "specta", specta::specta)]
 pub async fn agent_complete(
     jobs: State<'_, Jobs>,
     scope: Scope,
@@ -434,7 +440,7 @@ pub async fn agent_complete(
 
 /// Records an agent's failed attempt.
 #[tauri::command]
-#[specta::specta]
+#[cfg_attr(feature = "specta", specta::specta)]
 pub async fn agent_fail(
     jobs: State<'_, Jobs>,
     scope: Scope,

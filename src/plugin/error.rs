@@ -4,25 +4,95 @@ use serde::Serialize;
 
 use crate::error::Error;
 
+/// What kind of failure a command reports: a closed set the webview can switch on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// An argument is out of range or malformed; the message names it.
+    InvalidArgument,
+    /// No job (or local job) with that id.
+    NotFound,
+    /// An exclusive local kind already has a job running.
+    AlreadyRunning,
+    /// An agent's lease is no longer held: write nothing more for that attempt.
+    LostLease,
+    /// A payload does not fit its kind's schema or limits.
+    InvalidPayload,
+    /// A result does not fit its kind's schema or limits.
+    InvalidResult,
+    /// The database stayed locked by another program past the busy deadline.
+    Busy,
+    /// The disk (or the database's size cap) is full.
+    Full,
+    /// The database cannot be written.
+    ReadOnly,
+    /// The file is damaged, or a stored value cannot be read.
+    Corrupt,
+    /// The file is another program's database.
+    Foreign,
+    /// Any other database failure.
+    Database,
+    /// `config.toml` is wrong.
+    Config,
+    /// A file could not be read or created.
+    Io,
+    /// A local job's body failed.
+    JobFailed,
+    /// A local job was cancelled.
+    Cancelled,
+    /// Outside the window's scope: the message names the kind or target.
+    Forbidden,
+}
+
+impl ErrorCode {
+    /// The code as the webview sees it, such as `invalidArgument`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidArgument => "invalidArgument",
+            ErrorCode::NotFound => "notFound",
+            ErrorCode::AlreadyRunning => "alreadyRunning",
+            ErrorCode::LostLease => "lostLease",
+            ErrorCode::InvalidPayload => "invalidPayload",
+            ErrorCode::InvalidResult => "invalidResult",
+            ErrorCode::Busy => "busy",
+            ErrorCode::Full => "full",
+            ErrorCode::ReadOnly => "readOnly",
+            ErrorCode::Corrupt => "corrupt",
+            ErrorCode::Foreign => "foreign",
+            ErrorCode::Database => "database",
+            ErrorCode::Config => "config",
+            ErrorCode::Io => "io",
+            ErrorCode::JobFailed => "jobFailed",
+            ErrorCode::Cancelled => "cancelled",
+            ErrorCode::Forbidden => "forbidden",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A command's error, as the webview sees it: `{ code, message }`.
-///
-/// `code` is one of `invalidArgument`, `notFound`, `alreadyRunning`, `lostLease`,
-/// `invalidPayload`, `invalidResult`, `busy`, `full`, `readOnly`, `corrupt`,
-/// `foreign`, `database`, `config`, `io`, `jobFailed`, `cancelled`, `forbidden`; `message` says what was wrong and names the
-/// argument when one was.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct CommandError {
     /// A stable, machine-readable code.
-    pub code: String,
-    /// What went wrong, for people.
+    pub code: ErrorCode,
+    /// What went wrong, for people; names the argument, kind or target when one was.
     pub message: String,
 }
 
 impl CommandError {
-    pub(crate) fn new(code: &str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         CommandError {
-            code: code.to_owned(),
+            code,
             message: message.into(),
         }
     }
@@ -37,23 +107,42 @@ impl std::fmt::Display for CommandError {
 impl From<Error> for CommandError {
     fn from(error: Error) -> Self {
         let code = match &error {
-            Error::InvalidArgument { .. } => "invalidArgument",
-            Error::JobNotFound(_) => "notFound",
-            Error::AlreadyRunning { .. } => "alreadyRunning",
-            Error::LostLease { .. } => "lostLease",
-            Error::InvalidPayload { .. } => "invalidPayload",
-            Error::InvalidResult { .. } => "invalidResult",
-            Error::Busy { .. } => "busy",
-            Error::Full { .. } => "full",
-            Error::ReadOnly { .. } => "readOnly",
+            Error::InvalidArgument { .. } => ErrorCode::InvalidArgument,
+            Error::JobNotFound(_) => ErrorCode::NotFound,
+            Error::AlreadyRunning { .. } => ErrorCode::AlreadyRunning,
+            Error::LostLease { .. } => ErrorCode::LostLease,
+            Error::InvalidPayload { .. } => ErrorCode::InvalidPayload,
+            Error::InvalidResult { .. } => ErrorCode::InvalidResult,
+            Error::Busy { .. } => ErrorCode::Busy,
+            Error::Full { .. } => ErrorCode::Full,
+            Error::ReadOnly { .. } => ErrorCode::ReadOnly,
             Error::Corrupt { .. } | Error::NotADatabase { .. } | Error::StoredJson { .. } => {
-                "corrupt"
+                ErrorCode::Corrupt
             }
-            Error::Foreign { .. } => "foreign",
-            Error::Config { .. } => "config",
-            Error::Io { .. } => "io",
-            _ => "database",
+            Error::Foreign { .. } => ErrorCode::Foreign,
+            Error::Config { .. } => ErrorCode::Config,
+            Error::Io { .. } => ErrorCode::Io,
+            _ => ErrorCode::Database,
         };
         CommandError::new(code, error.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_cross_ipc_as_their_names() {
+        for code in [
+            ErrorCode::InvalidArgument,
+            ErrorCode::Forbidden,
+            ErrorCode::Io,
+        ] {
+            assert_eq!(
+                serde_json::to_value(code).unwrap(),
+                serde_json::json!(code.as_str())
+            );
+        }
     }
 }

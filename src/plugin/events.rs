@@ -19,13 +19,16 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
-use tauri::{AppHandle, Runtime};
-use tauri_specta::Event as _;
+use tauri::{AppHandle, Emitter, Runtime};
 use tokio::sync::Notify;
 
 use crate::bus::{Event, EventBus};
 use crate::locks::lock;
 use crate::model::LocalJobId;
+
+/// The Tauri event every bus event reaches the webview as (what tauri-specta names
+/// [`JobsEvent`] for a plugin called `jobs`).
+pub const JOBS_EVENT: &str = "plugin:jobs:jobs-event";
 
 /// How many state changes may wait for the webview before the oldest is dropped.
 pub const WEBVIEW_STREAM_CAPACITY: usize = 8192;
@@ -35,7 +38,8 @@ pub const WEBVIEW_STREAM_CAPACITY: usize = 8192;
 /// Ids and times are JavaScript numbers: durable job ids count up from 1 and
 /// timestamps are milliseconds since the epoch, both far below 2^53. Process-local
 /// job ids are strings such as `"local-7"`.
-#[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type, tauri_specta::Event))]
 #[serde(rename_all = "camelCase")]
 pub struct JobsEvent {
     /// What happened.
@@ -148,7 +152,7 @@ pub(crate) fn forward<R: Runtime>(app: AppHandle<R>, bus: &EventBus) {
             outbox.ready().await;
             let (events, dropped) = outbox.take();
             for event in events {
-                if let Err(error) = (JobsEvent { event, dropped }).emit(&app) {
+                if let Err(error) = app.emit(JOBS_EVENT, JobsEvent { event, dropped }) {
                     tracing::debug!(%error, "could not emit a jobs event");
                 }
             }

@@ -25,8 +25,8 @@ use tauri::plugin::TauriPlugin;
 use tauri::{Manager, RunEvent, Runtime, State, WindowEvent};
 use tokio_util::sync::CancellationToken;
 
-pub use error::CommandError;
-pub use events::{JobsEvent, WEBVIEW_STREAM_CAPACITY};
+pub use error::{CommandError, ErrorCode};
+pub use events::{JobsEvent, JOBS_EVENT, WEBVIEW_STREAM_CAPACITY};
 pub use scope::{Scope, ScopeEntry};
 
 use crate::bus::EventBus;
@@ -65,21 +65,11 @@ pub const COMMANDS: &[&str] = &[
     "agent_fail",
 ];
 
-/// The tauri-specta builder with every command and event: the plugin's invoke
-/// handler, and what `guest-js/bindings.ts` is exported from.
-///
-/// 64-bit integers are exported as `number`, on purpose: durable job ids count up
-/// from 1, times are milliseconds since the epoch and counters count events, all far
-/// below 2^53 where JavaScript numbers stay exact; integers inside JSON payloads
-/// (`serde_json::Value`) are JavaScript numbers anyway. Local job ids are strings.
-#[must_use]
-pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
-    tauri_specta::Builder::<R>::new()
-        .plugin_name(PLUGIN_NAME)
-        .dangerously_cast_bigints_to_number()
-        // One TypeScript type per Rust type: what the webview sends and receives.
-        .disable_serde_phases()
-        .commands(tauri_specta::collect_commands![
+/// Calls the macro given by its path with every command: the invoke handler and the
+/// typed bindings take the one list.
+macro_rules! every_command {
+    ($($macro:tt)+) => {
+        $($macro)+![
             commands::enqueue,
             commands::get_job,
             commands::list_jobs,
@@ -101,7 +91,28 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
             commands::agent_heartbeat,
             commands::agent_complete,
             commands::agent_fail,
-        ])
+        ]
+    };
+}
+
+/// The tauri-specta builder with every command and event, which
+/// `guest-js/bindings.ts` is exported from. Only with the `specta` feature, which this
+/// repository's tests turn on: apps get the committed bindings and need no specta of
+/// ours, whatever tauri-specta release they use themselves, or none.
+///
+/// 64-bit integers are exported as `number`, on purpose: durable job ids count up
+/// from 1, times are milliseconds since the epoch and counters count events, all far
+/// below 2^53 where JavaScript numbers stay exact; integers inside JSON payloads
+/// (`serde_json::Value`) are JavaScript numbers anyway. Local job ids are strings.
+#[cfg(feature = "specta")]
+#[must_use]
+pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
+    tauri_specta::Builder::<R>::new()
+        .plugin_name(PLUGIN_NAME)
+        .dangerously_cast_bigints_to_number()
+        // One TypeScript type per Rust type: what the webview sends and receives.
+        .disable_serde_phases()
+        .commands(every_command!(tauri_specta::collect_commands))
         .events(tauri_specta::collect_events![JobsEvent])
 }
 
@@ -301,13 +312,10 @@ impl Builder {
 
     /// The plugin.
     pub fn build<R: Runtime>(self) -> TauriPlugin<R> {
-        let specta = specta_builder::<R>();
-        let handler = specta.invoke_handler();
         let mut setup = Some(self);
         tauri::plugin::Builder::new(PLUGIN_NAME)
-            .invoke_handler(handler)
+            .invoke_handler(every_command!(tauri::generate_handler))
             .setup(move |app, _api| {
-                specta.mount_events(app);
                 let builder = setup.take().ok_or("the jobs plugin was set up twice")?;
                 let jobs = builder.start(app)?;
                 events::forward(app.clone(), &jobs.bus);

@@ -13,7 +13,8 @@ use crate::sync::SyncState;
 
 /// Options of the `enqueue` command (actor `user`: the webview speaks for a person)
 /// and of `agent_enqueue` (actor `agent`).
-#[derive(Debug, Clone, Default, Deserialize, specta::Type)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EnqueueArgs {
     /// Priority; 50 by default, 100 for work a person waits for.
@@ -30,7 +31,8 @@ pub struct EnqueueArgs {
 }
 
 /// A job of either sort: `{ "durable": 12 }` or `{ "local": "local-3" }`.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub enum JobRef {
     /// A durable job.
@@ -40,7 +42,8 @@ pub enum JobRef {
 }
 
 /// What [`cancel`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub enum CancelResult {
     /// It was queued and is now cancelled.
@@ -52,7 +55,8 @@ pub enum CancelResult {
 }
 
 /// A sync target's state and health.
-#[derive(Debug, Clone, Serialize, specta::Type)]
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct SyncStatus {
     /// `connector/account/name`.
@@ -64,7 +68,8 @@ pub struct SyncStatus {
 }
 
 /// What an agent asks for in [`agent_claim`].
-#[derive(Debug, Clone, Deserialize, specta::Type)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AgentClaimArgs {
     /// The agent's name; its leases are held by `agent:<name>`.
@@ -80,7 +85,8 @@ pub struct AgentClaimArgs {
 }
 
 /// Where a job went after an agent finished an attempt.
-#[derive(Debug, Clone, Copy, Serialize, specta::Type)]
+#[derive(Debug, Clone, Copy, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub enum AgentFinished {
     /// Succeeded.

@@ -17,7 +17,7 @@ use serde::Deserialize;
 use tauri::ipc::{CommandArg, CommandItem, CommandScope, GlobalScope, InvokeError};
 use tauri::Runtime;
 
-use super::error::CommandError;
+use super::error::{CommandError, ErrorCode};
 use crate::model::Patterns;
 
 /// One entry of a scope: exactly one of a durable job kind, a local job kind or a sync
@@ -109,7 +109,7 @@ impl Scope {
             Ok(())
         } else {
             Err(CommandError::new(
-                "forbidden",
+                ErrorCode::Forbidden,
                 format!("{what} touches every job kind; this window is scoped to some"),
             ))
         }
@@ -121,7 +121,7 @@ fn check(patterns: &Patterns, what: &str, name: &str) -> Result<(), CommandError
         Ok(())
     } else {
         Err(CommandError::new(
-            "forbidden",
+            ErrorCode::Forbidden,
             format!("{what} {name:?} is outside this window's scope"),
         ))
     }
@@ -150,6 +150,7 @@ impl<'de, R: Runtime> CommandArg<'de, R> for Scope {
 }
 
 /// Not part of the webview's call: Tauri supplies it.
+#[cfg(feature = "specta")]
 impl specta::function::FunctionArg for Scope {
     fn to_datatype(_: &mut specta::Types) -> Option<specta::datatype::DataType> {
         None

@@ -103,7 +103,8 @@ impl ClaimRequest {
 }
 
 /// A job a worker now holds.
-#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct ClaimedJob {
     /// The job, as it is after the claim.
     pub job: Job,

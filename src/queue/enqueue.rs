@@ -155,7 +155,8 @@ impl NewJob {
 }
 
 /// What an enqueue did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct Enqueued {
     /// The new job, or the existing one holding the dedupe key.

@@ -19,7 +19,8 @@ use crate::model::{sanitize_error, JobId, JobStatus};
 use crate::store::jobs::{self, Attempt, Change, Exit, Fence};
 
 /// Proof that a worker holds a job: every later write is fenced by it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct Lease {
     /// The job held; with `worker` and `attempt`, what fences every write.
@@ -46,7 +47,8 @@ impl Lease {
 }
 
 /// What a heartbeat learned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 #[must_use]
 pub struct Heartbeat {

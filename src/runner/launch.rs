@@ -67,7 +67,19 @@ impl Runner {
         // returning its future). A panic in either is a failed attempt, never the end
         // of this thread.
         let _context = runtime.enter();
-        let made = std::panic::catch_unwind(AssertUnwindSafe(|| (handler.run)(job.payload, ctx)));
+        // One span per attempt around the handler, its closure included, so an app's
+        // subscriber (or `log`) shows which job logged what.
+        let span = tracing::info_span!(
+            "job",
+            id = %job.id,
+            kind = %job.kind,
+            attempt = lease.attempt,
+            worker = %lease.worker,
+        );
+        let made = {
+            let _in_span = span.enter();
+            std::panic::catch_unwind(AssertUnwindSafe(|| (handler.run)(job.payload, ctx)))
+        };
         let future: HandlerFuture = match made {
             Ok(future) => future,
             Err(panic) => {
@@ -87,28 +99,31 @@ impl Runner {
             }
         };
         let mut task: Pin<Box<dyn Future<Output = Option<Outcome>> + Send>> = Box::pin(
-            async move {
-                // Biased, interrupt first: once the runner has interrupted a handler,
-                // what the handler returns at the same moment does not count.
-                tokio::select! {
-                    biased;
-                    why = interrupt_rx => match why {
-                        Ok(Interrupt::Cancel) => Some(Outcome::Cancelled),
-                        Ok(Interrupt::Release) => Some(Outcome::Released),
-                        Ok(Interrupt::LostLease) | Err(_) => None,
-                    },
-                    joined = work => Some(match joined {
-                        Ok(Ok(result)) => Outcome::Succeeded(result),
-                        Ok(Err(JobError::Permanent(message))) => Outcome::Failed(JobFailure::permanent(message)),
-                        Ok(Err(JobError::Retryable(message))) => Outcome::Failed(JobFailure::retryable(message)),
-                        Err(panic) => Outcome::Failed(JobFailure::retryable(format!("handler panicked: {panic}"))),
-                    }),
-                    () = deadline => Some(Outcome::Failed(JobFailure::retryable(format!(
-                        "timed out: the attempt ran longer than its limit of {:?}",
-                        limit.unwrap_or_default()
-                    )))),
-                }
-            },
+            tracing::Instrument::instrument(
+                async move {
+                    // Biased, interrupt first: once the runner has interrupted a handler,
+                    // what the handler returns at the same moment does not count.
+                    tokio::select! {
+                        biased;
+                        why = interrupt_rx => match why {
+                            Ok(Interrupt::Cancel) => Some(Outcome::Cancelled),
+                            Ok(Interrupt::Release) => Some(Outcome::Released),
+                            Ok(Interrupt::LostLease) | Err(_) => None,
+                        },
+                        joined = work => Some(match joined {
+                            Ok(Ok(result)) => Outcome::Succeeded(result),
+                            Ok(Err(JobError::Permanent(message))) => Outcome::Failed(JobFailure::permanent(message)),
+                            Ok(Err(JobError::Retryable(message))) => Outcome::Failed(JobFailure::retryable(message)),
+                            Err(panic) => Outcome::Failed(JobFailure::retryable(format!("handler panicked: {panic}"))),
+                        }),
+                        () = deadline => Some(Outcome::Failed(JobFailure::retryable(format!(
+                            "timed out: the attempt ran longer than its limit of {:?}",
+                            limit.unwrap_or_default()
+                        )))),
+                    }
+                },
+                span,
+            ),
         );
         // The first poll: a handler that finishes without waiting costs no thread
         // hand-off at all, which is most of a short job's cost. One that waits is

@@ -205,7 +205,8 @@ impl ScheduleSpec {
 }
 
 /// A stored schedule.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Schedule {

@@ -1,13 +1,14 @@
-//! Reading throttle headers: `Retry-After` (seconds or an HTTP-date) and
-//! `X-Poll-Interval` (seconds).
+//! Reading throttle headers: `Retry-After` (seconds or an HTTP-date in any of the three
+//! forms RFC 9110 lists) and `X-Poll-Interval` (seconds).
 
 use std::time::Duration;
 
 use crate::clock::Timestamp;
 
-/// `Retry-After`: delta-seconds, or an IMF-fixdate (`Wed, 21 Oct 2015 07:28:00 GMT`)
-/// taken relative to `now` (a date in the past means no wait). `None` when it is
-/// neither.
+/// `Retry-After`: delta-seconds, or an HTTP-date taken relative to `now` (a date in the
+/// past means no wait): an IMF-fixdate (`Wed, 21 Oct 2015 07:28:00 GMT`), the obsolete
+/// RFC 850 form (`Wednesday, 21-Oct-15 07:28:00 GMT`) or asctime
+/// (`Wed Oct 21 07:28:00 2015`). `None` when it is none of these.
 ///
 /// ```
 /// use std::time::Duration;
@@ -35,26 +36,14 @@ pub fn poll_interval(value: &str) -> Option<Duration> {
     value.trim().parse::<u64>().ok().map(Duration::from_secs)
 }
 
-/// Parses an IMF-fixdate, the only HTTP-date form senders may generate.
+/// Parses an HTTP-date in any of the three forms RFC 9110 has recipients accept:
+/// IMF-fixdate, the obsolete RFC 850 form and asctime (through `httpdate`).
 fn http_date(value: &str) -> Option<Timestamp> {
-    // "Wed, 21 Oct 2015 07:28:00 GMT"
-    let (_, rest) = value.split_once(", ")?;
-    let parts: Vec<&str> = rest.split(' ').collect();
-    let [day, month, year, time, "GMT"] = parts.as_slice() else {
-        return None;
-    };
-    let months = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let month = months.iter().position(|m| m == month)? as u32 + 1;
-    let day: u32 = day.parse().ok()?;
-    let year: i64 = year.parse().ok()?;
-    let mut clock = time.split(':').map(|p| p.parse::<u32>().ok());
-    let (hour, minute, second) = (clock.next()??, clock.next()??, clock.next()??);
-    if clock.next().is_some() {
-        return None;
-    }
-    Timestamp::from_utc(year, month, day, hour, minute, second)
+    let at = httpdate::parse_http_date(value).ok()?;
+    let since_epoch = at.duration_since(std::time::UNIX_EPOCH).ok()?;
+    Some(Timestamp::from_millis(
+        i64::try_from(since_epoch.as_millis()).ok()?,
+    ))
 }
 
 #[cfg(test)]
@@ -73,6 +62,16 @@ mod tests {
         assert_eq!(
             retry_after("Thu, 22 Oct 2015 07:27:00 GMT", now),
             Some(Duration::from_secs(86_400))
+        );
+        assert_eq!(
+            retry_after("Wednesday, 21-Oct-15 07:28:00 GMT", now),
+            Some(Duration::from_secs(60)),
+            "RFC 850"
+        );
+        assert_eq!(
+            retry_after("Wed Oct 21 07:28:00 2015", now),
+            Some(Duration::from_secs(60)),
+            "asctime"
         );
         for bad in [
             "-5",

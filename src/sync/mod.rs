@@ -303,6 +303,7 @@ impl SyncEngine {
                     let engine = self.clone();
                     let started = Started {
                         target: target.clone(),
+                        mode,
                         policy: entry.policy,
                         source: entry.source.clone(),
                         cancel: entry.cancel.clone(),
@@ -327,6 +328,7 @@ impl SyncEngine {
     async fn execute(&self, started: Started) -> SyncOutcome {
         let Started {
             target,
+            mode,
             policy,
             source,
             cancel,
@@ -344,7 +346,12 @@ impl SyncEngine {
         };
         let attempt_at = self.now();
         let result = tokio::select! {
-            result = CatchUnwind(source.sync(&context)) => Some(result),
+            result = tracing::Instrument::instrument(
+                CatchUnwind(source.sync(&context)),
+                // One span per run around the source, so an app's subscriber (or `log`)
+                // shows which sync logged what.
+                tracing::info_span!("sync", target = %target, trigger = ?mode),
+            ) => Some(result),
             _ = cancel.cancelled() => None,
         };
         context.finish_progress();
@@ -491,6 +498,7 @@ fn not_registered(target: &SyncTarget) -> Error {
 
 struct Started {
     target: SyncTarget,
+    mode: Mode,
     policy: SyncPolicy,
     source: Arc<dyn SyncSource>,
     cancel: CancellationToken,

@@ -4,7 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 /// What started an automatic sync.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum Trigger {

@@ -197,7 +197,8 @@ impl SyncReport {
 }
 
 /// Why a service asked to slow down.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, specta::Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum ThrottleReason {

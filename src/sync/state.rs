@@ -11,7 +11,8 @@ use crate::model::Health;
 
 /// What the engine remembers about a target, stored as JSON under
 /// `acct.<connector>.<account>.sync.<name>` in `raw.db`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, specta::Type)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase", default)]
 #[non_exhaustive]
 pub struct SyncState {

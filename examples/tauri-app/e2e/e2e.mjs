@@ -54,6 +54,16 @@ async function test(name, browser, body) {
 let browser = await session();
 let runsBefore = 0;
 
+await test("withGlobalTauri puts the whole API on window.__TAURI__.jobs", browser, async () => {
+  const kinds = await browser.execute(() => {
+    const api = window.__TAURI__?.jobs;
+    return api ? ["enqueue", "listJobs", "agentClaim", "onResync"].map((name) => typeof api[name]) : null;
+  });
+  if (JSON.stringify(kinds) !== JSON.stringify(["function", "function", "function", "function"])) {
+    throw new Error(`window.__TAURI__.jobs: ${JSON.stringify(kinds)}`);
+  }
+});
+
 await test("refresh syncs and the synced count changes", browser, async () => {
   await until(browser, "the start-up sync", async () => Number(await text(browser, "sync-runs")) >= 1);
   runsBefore = Number(await text(browser, "sync-runs"));

@@ -1,0 +1,632 @@
+var __TAURI_PLUGIN_JOBS__ = (function (exports) {
+    'use strict';
+
+    /******************************************************************************
+    Copyright (c) Microsoft Corporation.
+
+    Permission to use, copy, modify, and/or distribute this software for any
+    purpose with or without fee is hereby granted.
+
+    THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES WITH
+    REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF MERCHANTABILITY
+    AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR ANY SPECIAL, DIRECT,
+    INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES WHATSOEVER RESULTING FROM
+    LOSS OF USE, DATA OR PROFITS, WHETHER IN AN ACTION OF CONTRACT, NEGLIGENCE OR
+    OTHER TORTIOUS ACTION, ARISING OUT OF OR IN CONNECTION WITH THE USE OR
+    PERFORMANCE OF THIS SOFTWARE.
+    ***************************************************************************** */
+    /* global Reflect, Promise, SuppressedError, Symbol, Iterator */
+
+
+    typeof SuppressedError === "function" ? SuppressedError : function (error, suppressed, message) {
+        var e = new Error(message);
+        return e.name = "SuppressedError", e.error = error, e.suppressed = suppressed, e;
+    };
+
+    /**
+     * Stores the callback in a known location, and returns an identifier that can be passed to the backend.
+     * The backend uses the identifier to `eval()` the callback.
+     *
+     * @return An unique identifier associated with the callback function.
+     *
+     * @since 1.0.0
+     */
+    function transformCallback(
+    // TODO: Make this not optional in v3
+    callback, once = false) {
+        return window.__TAURI_INTERNALS__.transformCallback(callback, once);
+    }
+    /**
+     * Sends a message to the backend.
+     * @example
+     * ```typescript
+     * import { invoke } from '@tauri-apps/api/core';
+     * await invoke('login', { user: 'tauri', password: 'poiwe3h4r5ip3yrhtew9ty' });
+     * ```
+     *
+     * @param cmd The command name.
+     * @param args The optional arguments to pass to the command.
+     * @param options The request options.
+     * @return A promise resolving or rejecting to the backend response.
+     *
+     * @since 1.0.0
+     */
+    async function invoke(cmd, args = {}, options) {
+        return window.__TAURI_INTERNALS__.invoke(cmd, args, options);
+    }
+
+    // Copyright 2019-2024 Tauri Programme within The Commons Conservancy
+    // SPDX-License-Identifier: Apache-2.0
+    // SPDX-License-Identifier: MIT
+    /**
+     * The event system allows you to emit events to the backend and listen to events from it.
+     *
+     * This package is also accessible with `window.__TAURI__.event` when [`app.withGlobalTauri`](https://v2.tauri.app/reference/config/#withglobaltauri) in `tauri.conf.json` is set to `true`.
+     *
+     * @remarks All commands used by this module (`core:event:allow-listen`,
+     * `allow-unlisten`, `allow-emit` and `allow-emit-to`) are part of the
+     * `core:event:default` permission set, which is enabled by default, so no extra
+     * capability configuration is needed.
+     *
+     * @module
+     */
+    /**
+     * The built-in event names emitted by Tauri itself.
+     *
+     * These are the raw names behind the `on*` helpers of the `Window` and `Webview`
+     * classes (e.g. `Window.onResized` listens to {@linkcode TauriEvent.WINDOW_RESIZED}).
+     * Prefer those helpers when one exists, since they also decode the payload into
+     * the matching class (`PhysicalSize`, `PhysicalPosition`, ...).
+     *
+     * @example
+     * ```typescript
+     * import { listen, TauriEvent } from '@tauri-apps/api/event';
+     * const unlisten = await listen(TauriEvent.WINDOW_DESTROYED, (event) => {
+     *   console.log('a window was destroyed', event.payload);
+     * });
+     * ```
+     *
+     * @since 1.1.0
+     */
+    var TauriEvent;
+    (function (TauriEvent) {
+        /** A window was resized. Payload: the new inner size, in physical pixels. See `Window.onResized`. */
+        TauriEvent["WINDOW_RESIZED"] = "tauri://resize";
+        /** A window was moved. Payload: the new outer position, in physical pixels. See `Window.onMoved`. */
+        TauriEvent["WINDOW_MOVED"] = "tauri://move";
+        /**
+         * The user requested a window to be closed (e.g. clicked the close button).
+         * See `Window.onCloseRequested`, which also handles preventing the close.
+         */
+        TauriEvent["WINDOW_CLOSE_REQUESTED"] = "tauri://close-requested";
+        /** A window was destroyed, i.e. it is gone and its label can be reused. */
+        TauriEvent["WINDOW_DESTROYED"] = "tauri://destroyed";
+        /** A window gained focus. See `Window.onFocusChanged`. */
+        TauriEvent["WINDOW_FOCUS"] = "tauri://focus";
+        /** A window lost focus. See `Window.onFocusChanged`. */
+        TauriEvent["WINDOW_BLUR"] = "tauri://blur";
+        /**
+         * The scale factor of the monitor a window is on changed, or the window moved to
+         * a monitor with a different scale factor. See `Window.onScaleChanged`.
+         */
+        TauriEvent["WINDOW_SCALE_FACTOR_CHANGED"] = "tauri://scale-change";
+        /** The system or window theme changed. See `Window.onThemeChanged`. */
+        TauriEvent["WINDOW_THEME_CHANGED"] = "tauri://theme-changed";
+        /** A new window was created. */
+        TauriEvent["WINDOW_CREATED"] = "tauri://window-created";
+        /**
+         * The window's event loop was suspended.
+         *
+         * #### Platform-specific
+         *
+         * - **Android:** emitted when the activity is paused.
+         * - **Other platforms:** never emitted.
+         */
+        TauriEvent["WINDOW_SUSPENDED"] = "tauri://suspended";
+        /**
+         * The window's event loop was resumed after being suspended.
+         *
+         * #### Platform-specific
+         *
+         * - **Android:** emitted when the activity is resumed.
+         * - **Other platforms:** never emitted.
+         */
+        TauriEvent["WINDOW_RESUMED"] = "tauri://resumed";
+        /** A new webview was created. */
+        TauriEvent["WEBVIEW_CREATED"] = "tauri://webview-created";
+        /** The user dragged files onto a webview. See `Webview.onDragDropEvent`. */
+        TauriEvent["DRAG_ENTER"] = "tauri://drag-enter";
+        /** The user is moving dragged files over a webview. See `Webview.onDragDropEvent`. */
+        TauriEvent["DRAG_OVER"] = "tauri://drag-over";
+        /** The user dropped files onto a webview. See `Webview.onDragDropEvent`. */
+        TauriEvent["DRAG_DROP"] = "tauri://drag-drop";
+        /** The drag operation left the webview or was cancelled. See `Webview.onDragDropEvent`. */
+        TauriEvent["DRAG_LEAVE"] = "tauri://drag-leave";
+    })(TauriEvent || (TauriEvent = {}));
+    /**
+     * Unregister the event listener associated with the given name and id.
+     *
+     * @ignore
+     * @param event The event name
+     * @param eventId Event identifier
+     * @returns
+     */
+    async function _unlisten(event, eventId) {
+        window.__TAURI_EVENT_PLUGIN_INTERNALS__.unregisterListener(event, eventId);
+        await invoke('plugin:event|unlisten', {
+            event,
+            eventId
+        });
+    }
+    /**
+     * Listen to an emitted event to any {@link EventTarget|target}.
+     *
+     * @example
+     * ```typescript
+     * import { listen } from '@tauri-apps/api/event';
+     * const unlisten = await listen<string>('error', (event) => {
+     *   console.log(`Got error, payload: ${event.payload}`);
+     * });
+     *
+     * // call unlisten when your handler goes out of scope e.g. the component is unmounted
+     * unlisten();
+     * ```
+     *
+     * @param event Event name. Must include only alphanumeric characters, `-`, `/`, `:` and `_`.
+     * @param handler Event handler callback.
+     * @param options Event listening options.
+     * @returns A promise resolving to a function to unlisten to the event.
+     *
+     * @remarks Listeners bound to a window or webview are removed automatically when
+     * that window or webview is destroyed, so you do not need to unlisten just to
+     * avoid leaking across a window close. You should still call the returned
+     * function when the listener's own scope ends — for example on page navigation
+     * or when a component unmounts — otherwise the handler keeps running for the
+     * lifetime of the webview.
+     *
+     * @since 1.0.0
+     */
+    async function listen(event, handler, options) {
+        var _a;
+        const target = ((_a = void 0 ) !== null && _a !== void 0 ? _a : { kind: 'Any' });
+        return invoke('plugin:event|listen', {
+            event,
+            target,
+            handler: transformCallback(handler)
+        }).then((eventId) => {
+            return async () => _unlisten(event, eventId);
+        });
+    }
+    /**
+     * Listens once to an emitted event to any {@link EventTarget|target}.
+     *
+     * @example
+     * ```typescript
+     * import { once } from '@tauri-apps/api/event';
+     * interface LoadedPayload {
+     *   loggedIn: boolean,
+     *   token: string
+     * }
+     * const unlisten = await once<LoadedPayload>('loaded', (event) => {
+     *   console.log(`App is loaded, loggedIn: ${event.payload.loggedIn}, token: ${event.payload.token}`);
+     * });
+     *
+     * // call unlisten when your handler goes out of scope e.g. the component is unmounted
+     * unlisten();
+     * ```
+     *
+     * @param event Event name. Must include only alphanumeric characters, `-`, `/`, `:` and `_`.
+     * @param handler Event handler callback.
+     * @param options Event listening options.
+     * @returns A promise resolving to a function to unlisten to the event.
+     *
+     * @remarks The listener removes itself after the first event, and listeners bound
+     * to a window or webview are also removed automatically when that target is
+     * destroyed. Still call the returned function when the listener's own scope ends
+     * before the event arrives — for example on page navigation or component unmount.
+     *
+     * @since 1.0.0
+     */
+    async function once(event, handler, options) {
+        return listen(event, (eventData) => {
+            void _unlisten(event, eventData.id);
+            handler(eventData);
+        });
+    }
+    /**
+     * Emits an event to all {@link EventTarget|targets}.
+     *
+     * @example
+     * ```typescript
+     * import { emit } from '@tauri-apps/api/event';
+     * await emit('frontend-loaded', { loggedIn: true, token: 'authToken' });
+     * ```
+     *
+     * @param event Event name. Must include only alphanumeric characters, `-`, `/`, `:` and `_`.
+     * @param payload Event payload.
+     *
+     * @since 1.0.0
+     */
+    async function emit(event, payload) {
+        await invoke('plugin:event|emit', {
+            event,
+            payload
+        });
+    }
+    /**
+     * Emits an event to all {@link EventTarget|targets} matching the given target.
+     *
+     * @example
+     * ```typescript
+     * import { emitTo } from '@tauri-apps/api/event';
+     * await emitTo('main', 'frontend-loaded', { loggedIn: true, token: 'authToken' });
+     * ```
+     *
+     * @param target Label of the target Window/Webview/WebviewWindow or raw {@link EventTarget} object.
+     * @param event Event name. Must include only alphanumeric characters, `-`, `/`, `:` and `_`.
+     * @param payload Event payload.
+     *
+     * @since 2.0.0
+     */
+    async function emitTo(target, event, payload) {
+        const eventTarget = typeof target === 'string' ? { kind: 'AnyLabel', label: target } : target;
+        await invoke('plugin:event|emit_to', {
+            target: eventTarget,
+            event,
+            payload
+        });
+    }
+
+    // Generated by tauri-specta from the plugin's commands and events. Do not edit:
+    // run `cargo test --test plugin` with UPDATE_BINDINGS=1 to refresh.
+    // This file has been generated by Tauri Specta. Do not edit this file manually.
+    /** Commands */
+    const commands = {
+        /**  Enqueues a durable job on behalf of the user. */
+        enqueue: (kind, payload, options) => typedError(invoke("plugin:jobs|enqueue", { kind, payload, options })),
+        /**  One durable job. */
+        getJob: (id) => typedError(invoke("plugin:jobs|get_job", { id })),
+        /**  A page of durable jobs, newest first. */
+        listJobs: (filter) => typedError(invoke("plugin:jobs|list_jobs", { filter })),
+        /**  Durable job counts by kind and status. */
+        jobCounts: () => typedError(invoke("plugin:jobs|job_counts")),
+        /**  Cancels a durable or local job. */
+        cancel: (job) => typedError(invoke("plugin:jobs|cancel", { job })),
+        /**
+         *  Starts a local job kind the app registered for the webview; returns its id at once
+         *  (watch it with job events).
+         */
+        spawnLocal: (kind, args) => typedError(invoke("plugin:jobs|spawn_local", { kind, args })),
+        /**
+         *  Starts a local job kind the app registered for the webview and returns what it
+         *  returned.
+         */
+        spawnAwaitable: (kind, args) => typedError(invoke("plugin:jobs|spawn_awaitable", { kind, args })),
+        /**  One local job's record. */
+        getLocalJob: (id) => typedError(invoke("plugin:jobs|get_local_job", { id })),
+        /**  Every local job on record. */
+        listLocalJobs: () => typedError(invoke("plugin:jobs|list_local_jobs")),
+        /**  Syncs one target now (the user pressed Refresh). */
+        syncNow: (target) => typedError(invoke("plugin:jobs|sync_now", { target })),
+        /**
+         *  Syncs one target if an automatic trigger may (not within `min_interval`, not while
+         *  backing off). `trigger` says what the page saw: `focus` by default; `networkBack`
+         *  (the page's `online` event) retries an offline target at once.
+         */
+        syncIfDue: (target, trigger) => typedError(invoke("plugin:jobs|sync_if_due", { target, trigger })),
+        /**  State and health of every registered sync target. */
+        syncStatus: () => typedError(invoke("plugin:jobs|sync_status")),
+        /**
+         *  A hint from the webview's `online`/`offline` events. Coming online retries offline
+         *  targets (those in the window's scope) at once; the attempt itself is the real probe.
+         */
+        networkHint: (online) => typedError(invoke("plugin:jobs|network_hint", { online })),
+        /**  Every schedule with its next run. */
+        listSchedules: () => typedError(invoke("plugin:jobs|list_schedules")),
+        /**  Removes everything stored for an account and stops its syncs. */
+        disconnectAccount: (connector, account) => typedError(invoke("plugin:jobs|disconnect_account", { connector, account })),
+        /**  Deletes finished durable jobs older than `olderThanMs`. */
+        pruneJobs: (olderThanMs) => typedError(invoke("plugin:jobs|prune_jobs", { olderThanMs })),
+        /**
+         *  Enqueues a durable job on behalf of an external agent: as [`enqueue`], with the
+         *  actor `agent`.
+         */
+        agentEnqueue: (kind, payload, options) => typedError(invoke("plugin:jobs|agent_enqueue", { kind, payload, options })),
+        /**
+         *  Claims jobs for an external agent through the same protocol as the app's runner:
+         *  caps, fencing and at-least-once hold exactly as for internal workers.
+         */
+        agentClaim: (request) => typedError(invoke("plugin:jobs|agent_claim", { request })),
+        /**  Renews an agent's lease. */
+        agentHeartbeat: (lease) => typedError(invoke("plugin:jobs|agent_heartbeat", { lease })),
+        /**  Records an agent's success; the result is checked against the kind's schema. */
+        agentComplete: (lease, result) => typedError(invoke("plugin:jobs|agent_complete", { lease, result })),
+        /**  Records an agent's failed attempt. */
+        agentFail: (lease, error, permanent) => typedError(invoke("plugin:jobs|agent_fail", { lease, error, permanent })),
+    };
+    /** Events */
+    const events = {
+        jobsEvent: makeEvent("plugin:jobs:jobs-event"),
+    };
+    /* Tauri Specta runtime */
+    async function typedError(result) {
+        try {
+            return { status: "ok", data: await result };
+        }
+        catch (e) {
+            if (e instanceof Error)
+                throw e;
+            return { status: "error", error: e };
+        }
+    }
+    function makeEvent(name, serialize, deserialize) {
+        const mapEvent = (cb) => (event) => cb({ ...event, payload: event.payload });
+        const mapPayload = (payload) => payload;
+        const base = {
+            listen: (cb) => listen(name, mapEvent(cb)),
+            once: (cb) => once(name, mapEvent(cb)),
+            emit: ((payload) => emit(name, mapPayload(payload))),
+            emitTo: ((to, payload) => emitTo(to, name, mapPayload(payload)))
+        };
+        const fn = (target) => ({
+            listen: (cb) => target.listen(name, mapEvent(cb)),
+            once: (cb) => target.once(name, mapEvent(cb)),
+            emit: ((payload) => target.emit(name, mapPayload(payload))),
+            emitTo: ((to, payload) => target.emitTo(to, name, mapPayload(payload)))
+        });
+        return Object.assign(fn, base);
+    }
+
+    /** A command failed; `code` is one of a closed set, `message` is for people. */
+    class JobsError extends Error {
+        constructor(code, message) {
+            super(message);
+            this.name = "JobsError";
+            this.code = code;
+        }
+    }
+    /** Returns the data or throws a {@link JobsError}. Tauri's own argument errors are strings. */
+    function unwrap(result) {
+        if (result.status === "ok") {
+            return result.data;
+        }
+        const error = result.error;
+        if (typeof error === "string") {
+            throw new JobsError("invalidArgument", error);
+        }
+        throw new JobsError(error.code, error.message);
+    }
+    function enqueueArgs(options) {
+        return { priority: null, dedupeKey: null, delayMs: null, maxAttempts: null, parent: null, ...options };
+    }
+    /** Enqueues a durable job for the user. Options left out take their defaults. */
+    async function enqueue(kind, payload, options = {}) {
+        return unwrap(await commands.enqueue(kind, payload, enqueueArgs(options)));
+    }
+    /** One durable job, or `null` (also for a job of a kind outside the window's scope). */
+    async function getJob(id) {
+        return unwrap(await commands.getJob(id));
+    }
+    /** A page of durable jobs, newest first; pass the last id as `before` for the next page. */
+    async function listJobs(filter = {}) {
+        const full = { status: null, kind: null, parent: null, before: null, limit: null, ...filter };
+        return unwrap(await commands.listJobs(full));
+    }
+    /** How many durable jobs there are of each kind in each status. */
+    async function jobCounts() {
+        return unwrap(await commands.jobCounts());
+    }
+    /** Starts a local job kind the app registered and resolves with what it returned. */
+    async function spawnAwaitable(kind, args = null) {
+        return unwrap(await commands.spawnAwaitable(kind, args));
+    }
+    /** Starts a local job kind the app registered; resolves with its id at once. */
+    async function spawnLocal(kind, args = null) {
+        return unwrap(await commands.spawnLocal(kind, args));
+    }
+    /** One local job's record, or `null`. */
+    async function getLocalJob(id) {
+        return unwrap(await commands.getLocalJob(id));
+    }
+    /** Every local job still on record: running ones and the most recent finished. */
+    async function listLocalJobs() {
+        return unwrap(await commands.listLocalJobs());
+    }
+    /**
+     * Cancels a job: a number is a durable job's id, a string such as `"local-3"` a
+     * local job's.
+     */
+    async function cancel(job) {
+        const ref = typeof job === "number" ? { durable: job } : typeof job === "string" ? { local: job } : job;
+        return unwrap(await commands.cancel(ref));
+    }
+    /** Syncs a target (`connector/account/name`) now: the user pressed Refresh. */
+    async function syncNow(target) {
+        return unwrap(await commands.syncNow(target));
+    }
+    /**
+     * Syncs a target if an automatic trigger may: not within its `minInterval`, not while
+     * it backs off. `trigger` says what the page saw (`"focus"` by default); after the
+     * browser's `online` event pass `"networkBack"`, which retries an offline target at once.
+     */
+    async function syncIfDue(target, trigger = "focus") {
+        return unwrap(await commands.syncIfDue(target, trigger));
+    }
+    /** State and health of every sync target. */
+    async function syncStatus() {
+        return unwrap(await commands.syncStatus());
+    }
+    /** Tells the plugin the browser went online or offline (see {@link wireNetworkHint}). */
+    async function networkHint(online) {
+        unwrap(await commands.networkHint(online));
+    }
+    /** Every schedule with its next run. */
+    async function listSchedules() {
+        return unwrap(await commands.listSchedules());
+    }
+    /** Removes everything stored for an account and stops its syncs (`jobs:data-removal`). */
+    async function disconnectAccount(connector, account) {
+        return unwrap(await commands.disconnectAccount(connector, account));
+    }
+    /** Deletes finished durable jobs older than `olderThanMs` (`jobs:data-removal`). */
+    async function pruneJobs(olderThanMs) {
+        return unwrap(await commands.pruneJobs(olderThanMs));
+    }
+    // ===== external agents (`jobs:agents`) =====
+    /** Enqueues a durable job as an external agent (actor `agent`). */
+    async function agentEnqueue(kind, payload, options = {}) {
+        return unwrap(await commands.agentEnqueue(kind, payload, enqueueArgs(options)));
+    }
+    /** Claims jobs as the agent `request.agent`, under the caps stored for their kinds. */
+    async function agentClaim(request) {
+        return unwrap(await commands.agentClaim({ limits: null, leaseMs: null, maxJobs: null, ...request }));
+    }
+    /** Renews an agent's lease; stop and report `cancelled` when it says so. */
+    async function agentHeartbeat(lease) {
+        return unwrap(await commands.agentHeartbeat(lease));
+    }
+    /** Records an agent's success; the result is checked against the kind's schema. */
+    async function agentComplete(lease, result = null) {
+        return unwrap(await commands.agentComplete(lease, result));
+    }
+    /** Records an agent's failed attempt, retried after a backoff unless `permanent`. */
+    async function agentFail(lease, error, permanent = false) {
+        return unwrap(await commands.agentFail(lease, error, permanent));
+    }
+    /** Every plugin event, with the count the webview stream has dropped so far. */
+    async function onJobsEvent(handler) {
+        return events.jobsEvent.listen((message) => handler(message.payload.event, message.payload.dropped));
+    }
+    /**
+     * Calls `resync` whenever the plugin reports that it dropped state changes because
+     * the page fell behind (the `dropped` count of its events grew): the page should then
+     * reload the lists it shows. The first event only sets the baseline. Progress reports
+     * replaced by newer ones are not counted as dropped.
+     */
+    async function onResync(resync) {
+        let seen = null;
+        return onJobsEvent((_event, dropped) => {
+            if (seen !== null && dropped > seen) {
+                resync(dropped);
+            }
+            seen = seen === null ? dropped : Math.max(seen, dropped);
+        });
+    }
+    function onType(type, handler) {
+        return onJobsEvent((event) => {
+            if (event.type === type) {
+                handler(event);
+            }
+        });
+    }
+    /** Durable job state changes. */
+    function onJobState(handler) {
+        return onType("jobStateChanged", handler);
+    }
+    /** Local job progress, about one event per percent. */
+    function onJobProgress(handler) {
+        return onType("localJobProgress", handler);
+    }
+    /** Local job state changes. */
+    function onLocalJobState(handler) {
+        return onType("localJobChanged", handler);
+    }
+    /** Sync progress. */
+    function onSyncProgress(handler) {
+        return onType("syncProgress", handler);
+    }
+    /** The end of every sync run (skipped runs publish nothing), with its outcome. */
+    function onSyncFinished(handler) {
+        return onType("syncFinished", handler);
+    }
+    /** Health changes of sync targets and components. */
+    function onHealth(handler) {
+        return onType("pluginHealth", handler);
+    }
+    /**
+     * Follows one local job to its end, calling `onProgress` with 0 to 100 (or `null`
+     * when the total is unknown), and resolves with its final record.
+     */
+    async function watchLocalJob(id, onProgress = () => { }) {
+        let finish = () => { };
+        const ended = new Promise((resolve) => {
+            finish = resolve;
+        });
+        const unlisten = await onJobsEvent((event) => {
+            if (event.type === "localJobProgress" && event.id === id) {
+                onProgress(event.percent, event);
+            }
+            else if (event.type === "localJobChanged" && event.id === id && event.status !== "running") {
+                finish();
+            }
+        });
+        try {
+            // It may have ended before the listener was in place.
+            const current = unwrap(await commands.getLocalJob(id));
+            if (current === null) {
+                throw new JobsError("notFound", `no local job ${id}`);
+            }
+            if (current.status === "running") {
+                await ended;
+            }
+            const last = unwrap(await commands.getLocalJob(id));
+            return last ?? current;
+        }
+        finally {
+            unlisten();
+        }
+    }
+    /**
+     * Passes the browser's `online`/`offline` events to the plugin as a hint (coming
+     * online retries offline syncs at once). Returns a function that stops it.
+     */
+    function wireNetworkHint(target = window) {
+        const online = () => void commands.networkHint(true);
+        const offline = () => void commands.networkHint(false);
+        target.addEventListener("online", online);
+        target.addEventListener("offline", offline);
+        return () => {
+            target.removeEventListener("online", online);
+            target.removeEventListener("offline", offline);
+        };
+    }
+
+    exports.JobsError = JobsError;
+    exports.agentClaim = agentClaim;
+    exports.agentComplete = agentComplete;
+    exports.agentEnqueue = agentEnqueue;
+    exports.agentFail = agentFail;
+    exports.agentHeartbeat = agentHeartbeat;
+    exports.cancel = cancel;
+    exports.commands = commands;
+    exports.disconnectAccount = disconnectAccount;
+    exports.enqueue = enqueue;
+    exports.events = events;
+    exports.getJob = getJob;
+    exports.getLocalJob = getLocalJob;
+    exports.jobCounts = jobCounts;
+    exports.listJobs = listJobs;
+    exports.listLocalJobs = listLocalJobs;
+    exports.listSchedules = listSchedules;
+    exports.networkHint = networkHint;
+    exports.onHealth = onHealth;
+    exports.onJobProgress = onJobProgress;
+    exports.onJobState = onJobState;
+    exports.onJobsEvent = onJobsEvent;
+    exports.onLocalJobState = onLocalJobState;
+    exports.onResync = onResync;
+    exports.onSyncFinished = onSyncFinished;
+    exports.onSyncProgress = onSyncProgress;
+    exports.pruneJobs = pruneJobs;
+    exports.spawnAwaitable = spawnAwaitable;
+    exports.spawnLocal = spawnLocal;
+    exports.syncIfDue = syncIfDue;
+    exports.syncNow = syncNow;
+    exports.syncStatus = syncStatus;
+    exports.watchLocalJob = watchLocalJob;
+    exports.wireNetworkHint = wireNetworkHint;
+
+    return exports;
+
+})({});
+if ('__TAURI__' in window) Object.defineProperty(window.__TAURI__, 'jobs', { value: __TAURI_PLUGIN_JOBS__ });
