@@ -1,0 +1,65 @@
+//! The README's crate-level snippets, word for word inside functions (tests/readme.rs
+//! checks they are), so they compile and run: `cargo run --example readme`. The quick
+//! start for apps is `ci/consumer/src/lib.rs`, compiled by CI in an app's graph.
+
+use std::error::Error;
+
+/// "The durable queue".
+#[rustfmt::skip]
+fn durable_queue() -> Result<(), Box<dyn Error>> {
+    use std::time::Duration;
+    use tauri_plugin_jobs::queue::{ClaimRequest, EnqueueOptions, Priority, Queue, QueueOptions};
+
+    let queue = Queue::open("raw.db", QueueOptions::new())?;
+    queue.enqueue("thumbnail", &serde_json::json!({"path": "a.png"}),
+        EnqueueOptions::new().priority(Priority::USER).dedupe_key("a.png"))?;
+
+    let request = ClaimRequest::new("worker-1", ["thumbnail"])
+        .limit("thumbnail", 1)            // at most one running, across every process
+        .lease(Duration::from_secs(30))
+        .max_jobs(8);                     // several jobs in one transaction
+    for job in queue.claim(&request)? {
+        // work; call queue.heartbeat(&job.lease) every third of the lease
+        queue.complete(&job.lease, Some(serde_json::json!({"bytes": 1234})))?;
+    }
+    Ok(())
+}
+
+/// "The runner".
+#[rustfmt::skip]
+async fn runner() -> Result<(), Box<dyn Error>> {
+    use tauri_plugin_jobs::config::Config;
+    use tauri_plugin_jobs::queue::{Queue, QueueOptions};
+    use tauri_plugin_jobs::runner::{Handler, JobContext, JobError, Runner, RunnerSettings};
+
+    #[derive(serde::Deserialize)]
+    struct Embed { message_id: String }
+
+    let config = Config::load("config.toml")?;            // missing file: defaults
+    let queue = Queue::open("raw.db", QueueOptions::new().config(&config.jobs))?;
+    let embed = Handler::new("embed", |job: Embed, ctx: JobContext| async move {
+        if job.message_id.is_empty() {
+            return Err(JobError::permanent("no message id"));
+        }
+        if ctx.is_cancelled() {                            // at safe points
+            return Err(JobError::retryable("cancelled"));
+        }
+        Ok(vec![0.1f32, 0.2])                              // the result type is its schema
+    })
+    .concurrency(1);                                       // one GPU: one at a time, all processes
+    let runner = Runner::new(queue, vec![embed], RunnerSettings::from_config(&config.jobs))?;
+    runner.start();                                        // inside a tokio runtime
+    // ... on exit:
+    runner.stop(std::time::Duration::from_secs(10)).await?;
+    Ok(())
+}
+
+fn main() -> Result<(), Box<dyn Error>> {
+    // The snippets write raw.db and read config.toml where they run.
+    let dir = tempfile::tempdir()?;
+    std::env::set_current_dir(dir.path())?;
+    durable_queue()?;
+    tokio::runtime::Runtime::new()?.block_on(runner())?;
+    println!("the README's snippets ran");
+    Ok(())
+}

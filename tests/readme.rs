@@ -1,0 +1,47 @@
+//! The README's Rust never rots: every ```rust block in it appears, line for line, in a
+//! file that is compiled: the quick start in `ci/consumer/src/lib.rs` (an app CI builds
+//! with `cargo check`), the crate-level snippets in `examples/readme.rs` (built by
+//! `cargo test`, run by `cargo run --example readme`).
+
+use std::path::Path;
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap()
+}
+
+/// The lines of `text`, trimmed, without empty ones: indentation may differ.
+fn lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect()
+}
+
+#[test]
+fn every_rust_block_of_the_readme_is_in_a_compiled_file() {
+    let readme = read("README.md");
+    let compiled: Vec<String> = ["ci/consumer/src/lib.rs", "examples/readme.rs"]
+        .iter()
+        .map(|path| read(path))
+        .collect();
+    let mut blocks = 0;
+    let mut rest = readme.as_str();
+    while let Some(start) = rest.find("```rust\n") {
+        let body = &rest[start + "```rust\n".len()..];
+        let end = body.find("```").expect("a closed block");
+        let block = lines(&body[..end]);
+        blocks += 1;
+        let found = compiled.iter().any(|file| {
+            let file = lines(file);
+            file.windows(block.len())
+                .any(|window| window == block.as_slice())
+        });
+        assert!(
+            found,
+            "README block {blocks} is in no compiled file:\n{}",
+            block.join("\n")
+        );
+        rest = &body[end..];
+    }
+    assert!(blocks >= 3, "found {blocks} rust blocks");
+}
