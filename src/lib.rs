@@ -12,7 +12,7 @@
 //!
 //! ```text
 //! model
-//! locks panics random json
+//! locks panics random json tempdir
 //! clock error backoff
 //! kinds bus health progress
 //! store
@@ -22,6 +22,7 @@
 //! local scheduler sync
 //! runner
 //! plugin
+//! testing
 //! ```
 //!
 //! - [`model`]: the plain types every other module speaks (ids, statuses, priorities,
@@ -52,6 +53,8 @@
 //! - [`plugin`]: the Tauri layer: the [`Builder`], commands and their models, error
 //!   mapping, events for the webview, and the automatic sync triggers. No business
 //!   logic.
+//! - [`testing`]: a test kit for apps: the whole backend on a fake clock, and (with
+//!   the `testing` feature) the plugin in a mock Tauri app.
 //!
 //! ## A first look
 //!
@@ -80,6 +83,7 @@ mod json;
 mod locks;
 mod panics;
 pub mod random;
+mod tempdir;
 
 mod backoff;
 pub mod clock;
@@ -106,6 +110,8 @@ pub mod sync;
 pub mod runner;
 
 pub mod plugin;
+
+pub mod testing;
 
 pub use error::{Error, Result};
 pub use plugin::{init, Builder, CommandError, Jobs, JobsEvent, JobsExt};

@@ -6,36 +6,25 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{
-    get_ipc_response, mock_builder, mock_context, noop_assets, MockRuntime, INVOKE_KEY,
-};
-use tauri::utils::acl::ExecutionContext;
-use tauri::webview::InvokeRequest;
-use tauri::{Listener, WebviewWindow, WebviewWindowBuilder};
+use tauri::Listener;
 use tauri_plugin_jobs::runner::{Handler, JobContext};
 use tauri_plugin_jobs::scheduler::ScheduleSpec;
 use tauri_plugin_jobs::sync::testing::FakeSource;
 use tauri_plugin_jobs::sync::{SyncPolicy, SyncReport, SyncResult, SyncTarget};
-use tauri_plugin_jobs::JobsExt;
+use tauri_plugin_jobs::testing::MockApp;
 
 struct App {
-    _dir: tempfile::TempDir,
-    app: tauri::App<MockRuntime>,
-    window: WebviewWindow<MockRuntime>,
+    ui: MockApp,
     source: Arc<FakeSource>,
 }
 
 /// A mock app with the plugin; `granted` lists the commands the window may call.
 fn app(granted: &[&str]) -> App {
-    let dir = tempfile::tempdir().unwrap();
     let source = Arc::new(FakeSource::new());
     source.push(Ok(SyncResult::Updated(
         SyncReport::changed(4).with_etag("\"e1\""),
     )));
     let plugin = tauri_plugin_jobs::Builder::new()
-        .database(dir.path().join("raw.db"))
-        .config(dir.path().join("config.toml"))
         .handler(Handler::new(
             "echo",
             |text: String, _ctx: JobContext| async move { Ok(text) },
@@ -54,40 +43,15 @@ fn app(granted: &[&str]) -> App {
                 ctx.progress(step, Some(steps)).await;
             }
             Ok(steps)
-        })
-        .build();
-    let mut context = mock_context(noop_assets());
-    for command in granted {
-        context
-            .runtime_authority_mut()
-            .__allow_command(format!("plugin:jobs|{command}"), ExecutionContext::Local);
-    }
-    let app = mock_builder().plugin(plugin).build(context).unwrap();
-    let window = WebviewWindowBuilder::new(&app, "main", Default::default())
-        .build()
-        .unwrap();
+        });
+    let permissions: Vec<String> = granted
+        .iter()
+        .map(|command| format!("jobs:allow-{}", command.replace('_', "-")))
+        .collect();
     App {
-        _dir: dir,
-        app,
-        window,
+        ui: MockApp::new(plugin, json!(permissions)),
         source,
     }
-}
-
-fn invoke(window: &WebviewWindow<MockRuntime>, command: &str, args: Value) -> Result<Value, Value> {
-    get_ipc_response(
-        window,
-        InvokeRequest {
-            cmd: format!("plugin:jobs|{command}"),
-            callback: CallbackFn(0),
-            error: CallbackFn(1),
-            url: "tauri://localhost".parse().unwrap(),
-            body: InvokeBody::Json(args),
-            headers: Default::default(),
-            invoke_key: INVOKE_KEY.to_string(),
-        },
-    )
-    .map(|body| body.deserialize::<Value>().unwrap())
 }
 
 const ALL: &[&str] = tauri_plugin_jobs::plugin::COMMANDS;
@@ -95,15 +59,16 @@ const ALL: &[&str] = tauri_plugin_jobs::plugin::COMMANDS;
 #[test]
 fn durable_job_commands_work_over_ipc() {
     let app = app(ALL);
-    let enqueued = invoke(
-        &app.window,
-        "enqueue",
-        json!({"kind": "echo", "payload": "hi", "options": {"priority": 100}}),
-    )
-    .unwrap();
+    let enqueued = app
+        .ui
+        .invoke(
+            "enqueue",
+            json!({"kind": "echo", "payload": "hi", "options": {"priority": 100}}),
+        )
+        .unwrap();
     let id = enqueued["id"].as_f64().unwrap();
     assert_eq!(enqueued["created"], json!(true));
-    let job = invoke(&app.window, "get_job", json!({"id": id})).unwrap();
+    let job = app.ui.invoke("get_job", json!({"id": id})).unwrap();
     assert_eq!(job["kind"], json!("echo"));
     assert_eq!(
         job["actor"],
@@ -111,33 +76,30 @@ fn durable_job_commands_work_over_ipc() {
         "the webview speaks for the user"
     );
     assert_eq!(job["priority"], json!(100));
-    let list = invoke(
-        &app.window,
-        "list_jobs",
-        json!({"filter": {"kind": "echo"}}),
-    )
-    .unwrap();
+    let list = app
+        .ui
+        .invoke("list_jobs", json!({"filter": {"kind": "echo"}}))
+        .unwrap();
     assert!(!list.as_array().unwrap().is_empty());
-    let counts = invoke(&app.window, "job_counts", json!({})).unwrap();
+    let counts = app.ui.invoke("job_counts", json!({})).unwrap();
     assert!(counts
         .as_array()
         .unwrap()
         .iter()
         .any(|c| c["kind"] == json!("echo")));
-    let delayed = invoke(
-        &app.window,
-        "enqueue",
-        json!({"kind": "echo", "payload": "later", "options": {"delayMs": 3_600_000}}),
-    )
-    .unwrap();
-    let cancelled = invoke(
-        &app.window,
-        "cancel",
-        json!({"job": {"durable": delayed["id"]}}),
-    )
-    .unwrap();
+    let delayed = app
+        .ui
+        .invoke(
+            "enqueue",
+            json!({"kind": "echo", "payload": "later", "options": {"delayMs": 3_600_000}}),
+        )
+        .unwrap();
+    let cancelled = app
+        .ui
+        .invoke("cancel", json!({"job": {"durable": delayed["id"]}}))
+        .unwrap();
     assert_eq!(cancelled, json!("cancelled"));
-    let schedules = invoke(&app.window, "list_schedules", json!({})).unwrap();
+    let schedules = app.ui.invoke("list_schedules", json!({})).unwrap();
     assert_eq!(schedules[0]["name"], json!("tidy"));
     assert!(
         schedules[0]["nextRun"].as_f64().unwrap() > 1.7e12,
@@ -149,24 +111,21 @@ fn durable_job_commands_work_over_ipc() {
 fn local_job_commands_work_over_ipc() {
     let app = app(ALL);
     assert_eq!(
-        invoke(
-            &app.window,
-            "spawn_awaitable",
-            json!({"kind": "double", "args": 21})
-        )
-        .unwrap(),
+        app.ui
+            .invoke("spawn_awaitable", json!({"kind": "double", "args": 21}))
+            .unwrap(),
         json!(42)
     );
     let (tx, ended) = std::sync::mpsc::channel();
-    app.app.listen_any("plugin:jobs:jobs-event", move |event| {
-        let _ = tx.send(event.payload().to_owned());
-    });
-    let id = invoke(
-        &app.window,
-        "spawn_local",
-        json!({"kind": "export", "args": 10}),
-    )
-    .unwrap();
+    app.ui
+        .app()
+        .listen_any("plugin:jobs:jobs-event", move |event| {
+            let _ = tx.send(event.payload().to_owned());
+        });
+    let id = app
+        .ui
+        .invoke("spawn_local", json!({"kind": "export", "args": 10}))
+        .unwrap();
     assert!(id.as_str().unwrap().starts_with("local-"));
     // Wait for its end the way the webview does: on the job event.
     loop {
@@ -182,79 +141,86 @@ fn local_job_commands_work_over_ipc() {
             break;
         }
     }
-    let record = invoke(&app.window, "get_local_job", json!({"id": id})).unwrap();
+    let record = app.ui.invoke("get_local_job", json!({"id": id})).unwrap();
     assert_eq!(record["status"], json!("succeeded"));
     assert_eq!(record["done"], json!(10));
-    assert!(!invoke(&app.window, "list_local_jobs", json!({}))
+    assert!(!app
+        .ui
+        .invoke("list_local_jobs", json!({}))
         .unwrap()
         .as_array()
         .unwrap()
         .is_empty());
-    let gone = invoke(
-        &app.window,
-        "cancel",
-        json!({"job": {"local": "local-999"}}),
-    )
-    .unwrap_err();
+    let gone = app
+        .ui
+        .invoke("cancel", json!({"job": {"local": "local-999"}}))
+        .unwrap_err();
     assert_eq!(gone["code"], json!("notFound"));
-    let unknown = invoke(
-        &app.window,
-        "spawn_awaitable",
-        json!({"kind": "nope", "args": null}),
-    )
-    .unwrap_err();
+    let unknown = app
+        .ui
+        .invoke("spawn_awaitable", json!({"kind": "nope", "args": null}))
+        .unwrap_err();
     assert_eq!(unknown["code"], json!("invalidArgument"));
     assert!(unknown["message"].as_str().unwrap().contains("`kind`"));
-    let bad_args = invoke(
-        &app.window,
-        "spawn_awaitable",
-        json!({"kind": "double", "args": "x"}),
-    )
-    .unwrap_err();
+    let bad_args = app
+        .ui
+        .invoke("spawn_awaitable", json!({"kind": "double", "args": "x"}))
+        .unwrap_err();
     assert_eq!(bad_args["code"], json!("jobFailed"));
 }
 
 #[test]
 fn sync_commands_work_over_ipc() {
     let app = app(ALL);
-    let outcome = invoke(&app.window, "sync_now", json!({"target": "demo/me/feed"})).unwrap();
+    let outcome = app
+        .ui
+        .invoke("sync_now", json!({"target": "demo/me/feed"}))
+        .unwrap();
     assert!(
         matches!(outcome["outcome"].as_str(), Some("updated" | "notModified")),
         "{outcome}"
     );
-    let again = invoke(
-        &app.window,
-        "sync_if_due",
-        json!({"target": "demo/me/feed"}),
-    )
-    .unwrap();
+    let again = app
+        .ui
+        .invoke("sync_if_due", json!({"target": "demo/me/feed"}))
+        .unwrap();
     assert_eq!(
         again["outcome"],
         json!("skipped"),
         "inside min_interval: {again}"
     );
-    let status = invoke(&app.window, "sync_status", json!({})).unwrap();
+    let status = app.ui.invoke("sync_status", json!({})).unwrap();
     assert_eq!(status[0]["target"], json!("demo/me/feed"));
     assert_eq!(status[0]["state"]["etag"], json!("\"e1\""));
     assert_eq!(status[0]["health"]["status"], json!("healthy"));
-    invoke(&app.window, "network_hint", json!({"online": true})).unwrap();
-    let bad = invoke(&app.window, "sync_now", json!({"target": "demo/me"})).unwrap_err();
+    app.ui
+        .invoke("network_hint", json!({"online": true}))
+        .unwrap();
+    let bad = app
+        .ui
+        .invoke("sync_now", json!({"target": "demo/me"}))
+        .unwrap_err();
     assert_eq!(bad["code"], json!("invalidArgument"));
     assert!(app.source.calls() >= 1);
-    let removed = invoke(
-        &app.window,
-        "disconnect_account",
-        json!({"connector": "demo", "account": "me"}),
-    )
-    .unwrap();
+    let removed = app
+        .ui
+        .invoke(
+            "disconnect_account",
+            json!({"connector": "demo", "account": "me"}),
+        )
+        .unwrap();
     assert_eq!(removed, json!(1));
-    assert!(invoke(&app.window, "sync_status", json!({}))
+    assert!(app
+        .ui
+        .invoke("sync_status", json!({}))
         .unwrap()
         .as_array()
         .unwrap()
         .is_empty());
     assert_eq!(
-        invoke(&app.window, "prune_jobs", json!({"olderThanMs": 0})).unwrap(),
+        app.ui
+            .invoke("prune_jobs", json!({"olderThanMs": 0}))
+            .unwrap(),
         json!(0)
     );
 }
@@ -262,26 +228,31 @@ fn sync_commands_work_over_ipc() {
 #[test]
 fn wrong_or_missing_arguments_name_the_argument() {
     let app = app(ALL);
-    let missing = invoke(&app.window, "enqueue", json!({"payload": 1})).unwrap_err();
+    let missing = app.ui.invoke("enqueue", json!({"payload": 1})).unwrap_err();
     assert!(missing.as_str().unwrap().contains("kind"), "{missing}");
-    let wrong = invoke(&app.window, "get_job", json!({"id": "seven"})).unwrap_err();
+    let wrong = app
+        .ui
+        .invoke("get_job", json!({"id": "seven"}))
+        .unwrap_err();
     assert!(wrong.as_str().unwrap().contains("id"), "{wrong}");
-    let unknown_option = invoke(
-        &app.window,
-        "enqueue",
-        json!({"kind": "echo", "payload": 1, "options": {"prio": 1}}),
-    )
-    .unwrap_err();
+    let unknown_option = app
+        .ui
+        .invoke(
+            "enqueue",
+            json!({"kind": "echo", "payload": 1, "options": {"prio": 1}}),
+        )
+        .unwrap_err();
     assert!(
         unknown_option.as_str().unwrap().contains("prio"),
         "{unknown_option}"
     );
-    let negative = invoke(
-        &app.window,
-        "enqueue",
-        json!({"kind": "echo", "payload": 1, "options": {"delayMs": -5}}),
-    )
-    .unwrap_err();
+    let negative = app
+        .ui
+        .invoke(
+            "enqueue",
+            json!({"kind": "echo", "payload": 1, "options": {"delayMs": -5}}),
+        )
+        .unwrap_err();
     assert!(
         negative["message"]
             .as_str()
@@ -289,28 +260,35 @@ fn wrong_or_missing_arguments_name_the_argument() {
             .contains("options.delayMs"),
         "{negative}"
     );
-    let empty_kind = invoke(&app.window, "enqueue", json!({"kind": "", "payload": 1})).unwrap_err();
+    let empty_kind = app
+        .ui
+        .invoke("enqueue", json!({"kind": "", "payload": 1}))
+        .unwrap_err();
     assert_eq!(empty_kind["code"], json!("invalidArgument"));
-    let local = invoke(&app.window, "get_local_job", json!({"id": "job-1"})).unwrap_err();
+    let local = app
+        .ui
+        .invoke("get_local_job", json!({"id": "job-1"}))
+        .unwrap_err();
     assert!(local.as_str().unwrap().contains("id"), "{local}");
 }
 
 #[test]
 fn a_command_outside_the_granted_set_is_refused() {
     let app = app(&["job_counts"]);
-    assert!(invoke(&app.window, "job_counts", json!({})).is_ok());
-    let refused = invoke(
-        &app.window,
-        "disconnect_account",
-        json!({"connector": "demo", "account": "me"}),
-    )
-    .unwrap_err();
+    assert!(app.ui.invoke("job_counts", json!({})).is_ok());
+    let refused = app
+        .ui
+        .invoke(
+            "disconnect_account",
+            json!({"connector": "demo", "account": "me"}),
+        )
+        .unwrap_err();
     assert!(
         refused.as_str().unwrap().contains("not allowed"),
         "{refused}"
     );
     assert_eq!(
-        app.app.jobs().sync().targets().len(),
+        app.ui.jobs().sync().targets().len(),
         1,
         "nothing was removed"
     );
@@ -320,15 +298,14 @@ fn a_command_outside_the_granted_set_is_refused() {
 fn bus_events_reach_the_app_as_typed_tauri_events() {
     let app = app(ALL);
     let (tx, rx) = std::sync::mpsc::channel();
-    app.app.listen_any("plugin:jobs:jobs-event", move |event| {
-        let _ = tx.send(event.payload().to_owned());
-    });
-    invoke(
-        &app.window,
-        "enqueue",
-        json!({"kind": "echo", "payload": "evt"}),
-    )
-    .unwrap();
+    app.ui
+        .app()
+        .listen_any("plugin:jobs:jobs-event", move |event| {
+            let _ = tx.send(event.payload().to_owned());
+        });
+    app.ui
+        .invoke("enqueue", json!({"kind": "echo", "payload": "evt"}))
+        .unwrap();
     // Other events (the start-up sync's health) may come first.
     loop {
         let text = rx
@@ -395,7 +372,7 @@ fn build_rs_lists_exactly_the_registered_commands() {
 fn export_bindings() -> String {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bindings.ts");
-    tauri_plugin_jobs::plugin::specta_builder::<MockRuntime>()
+    tauri_plugin_jobs::plugin::specta_builder::<tauri::test::MockRuntime>()
         .export(
             specta_typescript::Typescript::default()
                 .header("// Generated by tauri-specta from the plugin's commands and events. Do not edit:\n// run `cargo test --test plugin` with UPDATE_BINDINGS=1 to refresh.\n"),
@@ -422,16 +399,12 @@ fn committed_bindings_match_a_fresh_export() {
 #[test]
 fn external_agents_lease_jobs_through_ipc_with_the_same_fencing() {
     let app = app(ALL);
-    let id = invoke(
-        &app.window,
-        "enqueue",
-        json!({"kind": "remote", "payload": {"n": 1}}),
-    )
-    .unwrap()["id"]
+    let id = app
+        .ui
+        .invoke("enqueue", json!({"kind": "remote", "payload": {"n": 1}}))
+        .unwrap()["id"]
         .clone();
-    let claimed = invoke(
-        &app.window,
-        "agent_claim",
+    let claimed = app.ui.invoke("agent_claim",
         json!({"request": {"agent": "sidecar", "kinds": ["remote"], "leaseMs": 60000, "maxJobs": 4}}),
     )
     .unwrap();
@@ -440,59 +413,58 @@ fn external_agents_lease_jobs_through_ipc_with_the_same_fencing() {
     assert_eq!(claimed[0]["job"]["id"], id);
     let lease = claimed[0]["lease"].clone();
     assert_eq!(lease["worker"], json!("agent:sidecar"));
-    let beat = invoke(&app.window, "agent_heartbeat", json!({"lease": lease})).unwrap();
+    let beat = app
+        .ui
+        .invoke("agent_heartbeat", json!({"lease": lease}))
+        .unwrap();
     assert_eq!(beat["cancelRequested"], json!(false));
 
     // A lease that is not an agent's (say, the runner's) is refused outright.
     let mut forged = lease.clone();
     forged["worker"] = json!("runner-1-2");
-    let refused = invoke(
-        &app.window,
-        "agent_complete",
-        json!({"lease": forged, "result": 1}),
-    )
-    .unwrap_err();
+    let refused = app
+        .ui
+        .invoke("agent_complete", json!({"lease": forged, "result": 1}))
+        .unwrap_err();
     assert_eq!(refused["code"], json!("invalidArgument"));
     // A stale attempt is fenced out.
     let mut stale = lease.clone();
     stale["attempt"] = json!(7);
-    let fenced = invoke(
-        &app.window,
-        "agent_complete",
-        json!({"lease": stale, "result": 1}),
-    )
-    .unwrap_err();
+    let fenced = app
+        .ui
+        .invoke("agent_complete", json!({"lease": stale, "result": 1}))
+        .unwrap_err();
     assert_eq!(fenced["code"], json!("lostLease"));
 
-    let done = invoke(
-        &app.window,
-        "agent_complete",
-        json!({"lease": lease, "result": {"ok": true}}),
-    )
-    .unwrap();
+    let done = app
+        .ui
+        .invoke(
+            "agent_complete",
+            json!({"lease": lease, "result": {"ok": true}}),
+        )
+        .unwrap();
     assert_eq!(done, json!("succeeded"));
-    let job = invoke(&app.window, "get_job", json!({"id": id})).unwrap();
+    let job = app.ui.invoke("get_job", json!({"id": id})).unwrap();
     assert_eq!(job["status"], json!("succeeded"));
     assert_eq!(job["result"], json!({"ok": true}));
 
-    invoke(
-        &app.window,
-        "enqueue",
-        json!({"kind": "remote", "payload": 2}),
-    )
-    .unwrap();
-    let again = invoke(
-        &app.window,
-        "agent_claim",
-        json!({"request": {"agent": "sidecar", "kinds": ["remote"]}}),
-    )
-    .unwrap();
-    let failed = invoke(
-        &app.window,
-        "agent_fail",
-        json!({"lease": again[0]["lease"], "error": "no GPU", "permanent": true}),
-    )
-    .unwrap();
+    app.ui
+        .invoke("enqueue", json!({"kind": "remote", "payload": 2}))
+        .unwrap();
+    let again = app
+        .ui
+        .invoke(
+            "agent_claim",
+            json!({"request": {"agent": "sidecar", "kinds": ["remote"]}}),
+        )
+        .unwrap();
+    let failed = app
+        .ui
+        .invoke(
+            "agent_fail",
+            json!({"lease": again[0]["lease"], "error": "no GPU", "permanent": true}),
+        )
+        .unwrap();
     assert_eq!(failed, json!("failed"));
 }
 
@@ -504,12 +476,13 @@ fn agent_commands_are_refused_without_the_agents_set() {
         .filter(|c| !c.starts_with("agent_"))
         .collect();
     let app = app(&defaults);
-    let refused = invoke(
-        &app.window,
-        "agent_claim",
-        json!({"request": {"agent": "x", "kinds": ["remote"]}}),
-    )
-    .unwrap_err();
+    let refused = app
+        .ui
+        .invoke(
+            "agent_claim",
+            json!({"request": {"agent": "x", "kinds": ["remote"]}}),
+        )
+        .unwrap_err();
     assert!(
         refused.as_str().unwrap().contains("not allowed"),
         "{refused}"
@@ -519,13 +492,17 @@ fn agent_commands_are_refused_without_the_agents_set() {
 #[test]
 fn agents_enqueue_over_ipc_as_the_agent_actor() {
     let app = app(ALL);
-    let enqueued = invoke(
-        &app.window,
-        "agent_enqueue",
-        json!({"kind": "remote", "payload": 1, "options": {"priority": 10}}),
-    )
-    .unwrap();
-    let job = invoke(&app.window, "get_job", json!({"id": enqueued["id"]})).unwrap();
+    let enqueued = app
+        .ui
+        .invoke(
+            "agent_enqueue",
+            json!({"kind": "remote", "payload": 1, "options": {"priority": 10}}),
+        )
+        .unwrap();
+    let job = app
+        .ui
+        .invoke("get_job", json!({"id": enqueued["id"]}))
+        .unwrap();
     assert_eq!(job["actor"], json!("agent"));
     assert_eq!(job["priority"], json!(10));
     let defaults: Vec<&str> = ALL
@@ -534,12 +511,10 @@ fn agents_enqueue_over_ipc_as_the_agent_actor() {
         .filter(|c| !c.starts_with("agent_"))
         .collect();
     let app = self::app(&defaults);
-    let refused = invoke(
-        &app.window,
-        "agent_enqueue",
-        json!({"kind": "remote", "payload": 1}),
-    )
-    .unwrap_err();
+    let refused = app
+        .ui
+        .invoke("agent_enqueue", json!({"kind": "remote", "payload": 1}))
+        .unwrap_err();
     assert!(
         refused.as_str().unwrap().contains("not allowed"),
         "{refused}"
@@ -551,38 +526,46 @@ fn sync_if_due_over_ipc_names_its_trigger() {
     use tauri_plugin_jobs::sync::SyncError;
     let app = app(ALL);
     // A first run takes the scripted answer; the next one finds the service gone.
-    invoke(&app.window, "sync_now", json!({"target": "demo/me/feed"})).unwrap();
+    app.ui
+        .invoke("sync_now", json!({"target": "demo/me/feed"}))
+        .unwrap();
     app.source.push(Err(SyncError::offline("no route to host")));
-    let failed = invoke(&app.window, "sync_now", json!({"target": "demo/me/feed"})).unwrap();
+    let failed = app
+        .ui
+        .invoke("sync_now", json!({"target": "demo/me/feed"}))
+        .unwrap();
     assert_eq!(failed["outcome"], json!("failed"), "{failed}");
-    let focus = invoke(
-        &app.window,
-        "sync_if_due",
-        json!({"target": "demo/me/feed", "trigger": "focus"}),
-    )
-    .unwrap();
+    let focus = app
+        .ui
+        .invoke(
+            "sync_if_due",
+            json!({"target": "demo/me/feed", "trigger": "focus"}),
+        )
+        .unwrap();
     assert_eq!(
         focus["outcome"],
         json!("skipped"),
         "inside min_interval: {focus}"
     );
-    let back = invoke(
-        &app.window,
-        "sync_if_due",
-        json!({"target": "demo/me/feed", "trigger": "networkBack"}),
-    )
-    .unwrap();
+    let back = app
+        .ui
+        .invoke(
+            "sync_if_due",
+            json!({"target": "demo/me/feed", "trigger": "networkBack"}),
+        )
+        .unwrap();
     assert_ne!(
         back["outcome"],
         json!("skipped"),
         "offline retries at once: {back}"
     );
-    let unknown = invoke(
-        &app.window,
-        "sync_if_due",
-        json!({"target": "demo/me/feed", "trigger": "moon"}),
-    )
-    .unwrap_err();
+    let unknown = app
+        .ui
+        .invoke(
+            "sync_if_due",
+            json!({"target": "demo/me/feed", "trigger": "moon"}),
+        )
+        .unwrap_err();
     assert!(unknown.to_string().contains("trigger"), "{unknown}");
 }
 
@@ -597,16 +580,18 @@ fn a_stalled_listener_still_receives_every_state_change_while_progress_floods() 
     let stall = Arc::new((Mutex::new(true), Condvar::new()));
     let (tx, rx) = std::sync::mpsc::channel();
     let held = stall.clone();
-    app.app.listen_any("plugin:jobs:jobs-event", move |event| {
-        // The webview is frozen until the test lets it go.
-        let (stalled, wake) = &*held;
-        let mut stalled = stalled.lock().unwrap();
-        while *stalled {
-            stalled = wake.wait(stalled).unwrap();
-        }
-        let _ = tx.send(event.payload().to_owned());
-    });
-    let bus = app.app.jobs().bus().clone();
+    app.ui
+        .app()
+        .listen_any("plugin:jobs:jobs-event", move |event| {
+            // The webview is frozen until the test lets it go.
+            let (stalled, wake) = &*held;
+            let mut stalled = stalled.lock().unwrap();
+            while *stalled {
+                stalled = wake.wait(stalled).unwrap();
+            }
+            let _ = tx.send(event.payload().to_owned());
+        });
+    let bus = app.ui.jobs().bus().clone();
     let id: LocalJobId = "local-900".parse().unwrap();
     const CHANGES: u64 = 300;
     for n in 0..CHANGES {
@@ -662,7 +647,7 @@ fn a_stalled_listener_still_receives_every_state_change_while_progress_floods() 
 fn ipc_answers_while_another_program_holds_the_write_lock_during_syncs() {
     use tauri_plugin_jobs::sync::SyncPolicy;
     let app = app(ALL);
-    let sync = app.app.jobs().sync().clone();
+    let sync = app.ui.jobs().sync().clone();
     for name in ["a", "b", "c", "d"] {
         sync.register(
             SyncTarget::new("demo", "me", name),
@@ -671,7 +656,7 @@ fn ipc_answers_while_another_program_holds_the_write_lock_during_syncs() {
         )
         .unwrap();
     }
-    let path = app.app.jobs().queue().path();
+    let path = app.ui.jobs().queue().path();
     let other = rusqlite::Connection::open(&path).unwrap();
     other.execute_batch("BEGIN IMMEDIATE").unwrap();
     // Every sync run now waits to store its state.
@@ -685,7 +670,7 @@ fn ipc_answers_while_another_program_holds_the_write_lock_during_syncs() {
     // file lock cannot be observed from here). Bounded, and harmless if too short.
     std::thread::sleep(Duration::from_millis(300));
     let started = std::time::Instant::now();
-    let answer = invoke(&app.window, "list_local_jobs", json!({}));
+    let answer = app.ui.invoke("list_local_jobs", json!({}));
     let waited = started.elapsed();
     other.execute_batch("COMMIT").unwrap();
     assert!(answer.is_ok());
@@ -723,15 +708,12 @@ fn ipc_error_replies_carry_no_secret() {
         (json!(r#"{"api_key":"sk-live-XYZ"}"#), "sk-live-XYZ"),
     ] {
         // The local kind takes a number: the refusal quotes what it got.
-        let refused = invoke(
-            &app.window,
-            "spawn_awaitable",
-            json!({"kind": "double", "args": args}),
-        )
-        .unwrap_err();
+        let refused = app
+            .ui
+            .invoke("spawn_awaitable", json!({"kind": "double", "args": args}))
+            .unwrap_err();
         assert!(!refused.to_string().contains(secret), "{refused}");
-        let refused = invoke(
-            &app.window,
+        let refused = app.ui.invoke(
             "enqueue",
             json!({"kind": "echo", "payload": {"nested": args}}),
         );

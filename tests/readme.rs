@@ -1,7 +1,8 @@
 //! The README's Rust never rots: every ```rust block in it appears, line for line, in a
 //! file that is compiled: the quick start in `ci/consumer/src/lib.rs` (an app CI builds
 //! with `cargo check`), the crate-level snippets in `examples/readme.rs` (built by
-//! `cargo test`, run by `cargo run --example readme`).
+//! `cargo test`, run by `cargo run --example readme`), the test kit's examples in
+//! `tests/testing_kit.rs`.
 
 use std::path::Path;
 
@@ -20,10 +21,14 @@ fn lines(text: &str) -> Vec<&str> {
 #[test]
 fn every_rust_block_of_the_readme_is_in_a_compiled_file() {
     let readme = read("README.md");
-    let compiled: Vec<String> = ["ci/consumer/src/lib.rs", "examples/readme.rs"]
-        .iter()
-        .map(|path| read(path))
-        .collect();
+    let compiled: Vec<String> = [
+        "ci/consumer/src/lib.rs",
+        "examples/readme.rs",
+        "tests/testing_kit.rs",
+    ]
+    .iter()
+    .map(|path| read(path))
+    .collect();
     let mut blocks = 0;
     let mut rest = readme.as_str();
     while let Some(start) = rest.find("```rust\n") {

@@ -40,6 +40,59 @@ impl Default for RunnerSettings {
 }
 
 impl RunnerSettings {
+    /// For tests: the defaults with a fixed worker id (`test-runner`) and no retention
+    /// sweep, so that nothing depends on the process or on randomness.
+    #[must_use]
+    pub fn for_tests() -> Self {
+        RunnerSettings {
+            retention: None,
+            worker_id: "test-runner".to_owned(),
+            ..RunnerSettings::default()
+        }
+    }
+
+    /// Sets how many jobs run at once.
+    #[must_use]
+    pub fn workers(mut self, workers: u32) -> Self {
+        self.workers = workers;
+        self
+    }
+
+    /// Sets the lease length for kinds that name none.
+    #[must_use]
+    pub fn lease(mut self, lease: Duration) -> Self {
+        self.lease = lease;
+        self
+    }
+
+    /// Sets how often to look for jobs written by other processes.
+    #[must_use]
+    pub fn poll_interval(mut self, interval: Duration) -> Self {
+        self.poll_interval = interval;
+        self
+    }
+
+    /// Sets how long finished jobs are kept; `None` keeps them.
+    #[must_use]
+    pub fn retention(mut self, retention: Option<Duration>) -> Self {
+        self.retention = retention;
+        self
+    }
+
+    /// Caps the running jobs of `kind`, winning over its handler's default.
+    #[must_use]
+    pub fn kind_limit(mut self, kind: impl Into<String>, cap: u32) -> Self {
+        self.kind_limits.insert(kind.into(), cap);
+        self
+    }
+
+    /// Sets the worker id that fences this runner's leases.
+    #[must_use]
+    pub fn worker_id(mut self, id: impl Into<String>) -> Self {
+        self.worker_id = id.into();
+        self
+    }
+
     /// Defaults overridden by what `config.toml` sets.
     #[must_use]
     pub fn from_config(config: &JobsConfig) -> Self {

@@ -38,6 +38,16 @@ pub(crate) fn delete_prefix(conn: &Connection, prefix: &str) -> Result<u64> {
     Ok(deleted as u64)
 }
 
+/// Every key that starts with `prefix`, sorted.
+pub(crate) fn keys(conn: &Connection, prefix: &str) -> Result<Vec<String>> {
+    let end = prefix_end(prefix);
+    let mut statement = conn.prepare_cached(
+        "SELECT key FROM kv WHERE key >= ?1 AND (?2 IS NULL OR key < ?2) ORDER BY key",
+    )?;
+    let rows = statement.query_map(params![prefix, end], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// The smallest string greater than every string starting with `prefix`.
 fn prefix_end(prefix: &str) -> Option<String> {
     let mut chars: Vec<char> = prefix.chars().collect();

@@ -259,6 +259,13 @@ impl SyncEngine {
         self.run_each(self.targets(), Mode::IfDue(trigger)).await
     }
 
+    /// Every key stored under `acct.<connector>.<account>.`: what
+    /// [`disconnect`](SyncEngine::disconnect) removes.
+    pub fn stored_keys(&self, connector: &str, account: &str) -> Result<Vec<String>> {
+        let prefix = SyncTarget::account_prefix(connector, account);
+        self.inner.db.read(|conn| kv::keys(conn, &prefix))
+    }
+
     /// Removes everything stored under `acct.<connector>.<account>.`, unregisters the
     /// account's targets and cancels their runs in flight. Returns how many keys went.
     pub fn disconnect(&self, connector: &str, account: &str) -> Result<u64> {

@@ -46,6 +46,51 @@ pub struct SyncState {
     pub runs: u32,
 }
 
+impl SyncState {
+    /// A target that never ran, registered at `at`: what a test of [`health_of`] starts
+    /// from.
+    #[must_use]
+    pub fn registered(at: Timestamp) -> Self {
+        SyncState {
+            registered_at: Some(at),
+            next_due: Some(at),
+            ..SyncState::default()
+        }
+    }
+
+    /// Sets when a run last started.
+    #[must_use]
+    pub fn last_attempt(mut self, at: Timestamp) -> Self {
+        self.last_attempt = Some(at);
+        self
+    }
+
+    /// Sets when a run last succeeded.
+    #[must_use]
+    pub fn last_success(mut self, at: Timestamp) -> Self {
+        self.last_success = Some(at);
+        self
+    }
+
+    /// Records `failures` failures in a row, the last with `error`; `offline` when the
+    /// service could not be reached.
+    #[must_use]
+    pub fn failing(mut self, failures: u32, error: impl Into<String>, offline: bool) -> Self {
+        self.consecutive_failures = failures;
+        self.last_error = Some(error.into());
+        self.offline = offline;
+        self
+    }
+
+    /// Records a server's request to wait until `until`.
+    #[must_use]
+    pub fn throttled(mut self, until: Timestamp, reason: ThrottleReason) -> Self {
+        self.throttled_until = Some(until);
+        self.throttle_reason = Some(reason);
+        self
+    }
+}
+
 /// How many failures in a row (not offline) make a target an error, not a warning.
 pub const FAILURES_FOR_ERROR: u32 = 3;
 

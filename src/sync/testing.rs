@@ -27,7 +27,7 @@
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -37,7 +37,8 @@ use super::{BoxFuture, SyncContext, SyncEngine, SyncError, SyncResult, SyncSourc
 use crate::clock::{Clock, FakeClock, Timestamp};
 use crate::locks::lock;
 use crate::queue::{Queue, QueueOptions};
-use crate::random::FixedRandom;
+use crate::random::{FixedRandom, RandomSource};
+use crate::tempdir::TempDir;
 
 /// A source that answers from a script, records what it saw, and can be held at a
 /// gate to test concurrent callers.
@@ -105,7 +106,8 @@ impl SyncSource for FakeSource {
 }
 
 /// An engine on a fresh `raw.db` in a temporary directory, a fake clock and jitter
-/// pinned to the middle (no jitter). The directory is removed on drop.
+/// pinned to the middle (no jitter) unless [`with_random`](SyncHarness::with_random)
+/// says otherwise. The directory is removed on drop.
 #[derive(Debug)]
 pub struct SyncHarness {
     /// The engine under test.
@@ -114,7 +116,7 @@ pub struct SyncHarness {
     pub queue: Queue,
     /// The clock; move it with [`advance`](SyncHarness::advance).
     pub clock: FakeClock,
-    dir: PathBuf,
+    dir: TempDir,
 }
 
 impl Default for SyncHarness {
@@ -124,23 +126,32 @@ impl Default for SyncHarness {
 }
 
 impl SyncHarness {
-    /// A harness at 2027-01-15 08:00 UTC.
+    /// A harness at 2027-01-15 08:00 UTC, with no jitter.
     ///
     /// # Panics
     ///
     /// When the temporary directory or database cannot be created.
     #[must_use]
     pub fn new() -> Self {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "tauri-plugin-jobs-sync-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
+        Self::with_random(FixedRandom(0.5))
+    }
+
+    /// The same with the jitter's randomness of your choice: `FixedRandom(0.0)` for
+    /// the shortest backoff, `FixedRandom(0.999)` for the longest.
+    ///
+    /// # Panics
+    ///
+    /// When the temporary directory or database cannot be created.
+    #[must_use]
+    pub fn with_random(random: impl RandomSource) -> Self {
+        let dir = TempDir::new("sync");
         let clock = FakeClock::new(Timestamp::from_millis(1_800_000_000_000));
-        let queue = Queue::open(dir.join("raw.db"), QueueOptions::new().clock(clock.clone()))
-            .expect("a raw.db in the temporary directory");
-        let engine = SyncEngine::with_random(queue.clone(), FixedRandom(0.5));
+        let queue = Queue::open(
+            dir.path().join("raw.db"),
+            QueueOptions::new().clock(clock.clone()),
+        )
+        .expect("a raw.db in the temporary directory");
+        let engine = SyncEngine::with_random(queue.clone(), random);
         SyncHarness {
             engine,
             queue,
@@ -163,12 +174,6 @@ impl SyncHarness {
     /// The database file, to reopen it.
     #[must_use]
     pub fn db_path(&self) -> PathBuf {
-        self.dir.join("raw.db")
-    }
-}
-
-impl Drop for SyncHarness {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
+        self.dir.path().join("raw.db")
     }
 }

@@ -1,0 +1,100 @@
+//! The README's "Testing your app's jobs", word for word (tests/readme.rs checks it):
+//! the test kit as an app's own tests use it, from outside the crate.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tauri_plugin_jobs::queue::{EnqueueOptions, JobStatus};
+use tauri_plugin_jobs::runner::{Handler, JobContext, JobError};
+use tauri_plugin_jobs::scheduler::ScheduleSpec;
+use tauri_plugin_jobs::sync::testing::FakeSource;
+use tauri_plugin_jobs::sync::{SyncOutcome, SyncPolicy, SyncResult, SyncTarget, SyncThrottle};
+use tauri_plugin_jobs::testing::Backend;
+
+const MINUTE: Duration = Duration::from_secs(60);
+
+#[tokio::test]
+async fn a_flaky_upload_succeeds_on_its_third_attempt() {
+    let calls = Arc::new(AtomicU32::new(0));
+    let counted = calls.clone();
+    let backend = Backend::builder()
+        .handler(Handler::new(
+            "upload",
+            move |_path: String, _ctx: JobContext| {
+                let attempt = counted.fetch_add(1, Ordering::SeqCst) + 1;
+                async move {
+                    if attempt < 3 {
+                        return Err(JobError::retryable("HTTP 503"));
+                    }
+                    Ok("uploaded".to_owned())
+                }
+            },
+        ))
+        .build();
+    let id = backend
+        .queue
+        .enqueue("upload", &"a.png", EnqueueOptions::new())
+        .unwrap()
+        .id;
+
+    backend.settle().await; // the first attempt fails; a retry waits out its backoff
+    assert_eq!(backend.job(id).status, JobStatus::Queued);
+    backend.advance_and_settle(MINUTE).await; // the second fails too
+    backend.advance_and_settle(MINUTE).await; // the third succeeds
+
+    let job = backend.job(id);
+    assert_eq!(job.status, JobStatus::Succeeded);
+    assert_eq!(job.attempts, 3);
+    assert_eq!(calls.load(Ordering::SeqCst), 3);
+    let moves: Vec<_> = backend.history(id).iter().map(|c| c.to).collect();
+    assert_eq!(moves.len(), 7); // queued, then running and back three times
+}
+
+#[tokio::test]
+async fn a_throttled_feed_waits_as_long_as_its_server_asked() {
+    let source = Arc::new(FakeSource::new());
+    source.push(Ok(SyncResult::Throttled(SyncThrottle::server_interval(
+        60 * MINUTE,
+    ))));
+    let feed = SyncTarget::new("github", "me", "notifications");
+    let backend = Backend::builder()
+        .sync_target(feed.clone(), SyncPolicy::every(5 * MINUTE), source.clone())
+        .build();
+
+    let settled = backend.settle().await; // a new target is due at once
+    assert!(matches!(settled.synced[0].1, SyncOutcome::Throttled { .. }));
+    backend.advance_and_settle(30 * MINUTE).await;
+    assert_eq!(source.calls(), 1, "still throttled");
+    backend.advance_and_settle(31 * MINUTE).await;
+    assert_eq!(source.calls(), 2);
+    assert_eq!(backend.account_keys("github", "me").len(), 1); // its sync state
+}
+
+#[tokio::test]
+async fn a_schedule_fires_across_a_restart_without_repeating_a_slot() {
+    let digest = || {
+        Handler::new(
+            "digest",
+            |_: serde_json::Value, _ctx: JobContext| async move { Ok(()) },
+        )
+    };
+    let backend = Backend::builder()
+        .handler(digest())
+        .schedule(ScheduleSpec::every("hourly-digest", "digest", 60 * MINUTE))
+        .build();
+    assert!(backend.settle().await.ticked.is_empty()); // first slot: an hour from now
+
+    let backend = backend.restart(); // the app quits and starts again
+    backend.advance(60 * MINUTE);
+    assert_eq!(backend.settle().await.ticked.len(), 1);
+
+    let backend = backend.restart();
+    backend.advance(3 * 60 * MINUTE); // three slots missed while it was closed
+    assert_eq!(
+        backend.settle().await.ticked.len(),
+        1,
+        "missed runs collapse"
+    );
+    assert_eq!(backend.jobs(JobStatus::Succeeded).len(), 2);
+}
