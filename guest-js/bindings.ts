@@ -54,6 +54,29 @@ export const commands = {
 	/**  Deletes finished durable jobs older than `olderThanMs`. */
 	pruneJobs: (olderThanMs: number) => typedError<number, CommandError>(__TAURI_INVOKE("plugin:jobs|prune_jobs", { olderThanMs })),
 	/**
+	 *  Runs a durable job again now: a failed one goes back to the queue, a queued one
+	 *  waiting out its backoff becomes runnable at once. A running, succeeded or cancelled
+	 *  job is refused, naming its status.
+	 */
+	retryJob: (id: JobId) => typedError<RetryOutcome, CommandError>(__TAURI_INVOKE("plugin:jobs|retry_job", { id })),
+	/**  Deletes a finished durable job. A queued or running one is refused: cancel it first. */
+	deleteJob: (id: JobId) => typedError<null, CommandError>(__TAURI_INVOKE("plugin:jobs|delete_job", { id })),
+	/**  Pauses a job kind: claims in every process skip it until it is resumed. */
+	pauseKind: (kind: string) => typedError<null, CommandError>(__TAURI_INVOKE("plugin:jobs|pause_kind", { kind })),
+	/**  Resumes a paused job kind. */
+	resumeKind: (kind: string) => typedError<null, CommandError>(__TAURI_INVOKE("plugin:jobs|resume_kind", { kind })),
+	/**  The job kinds paused now (in every process). */
+	pausedKinds: () => typedError<string[], CommandError>(__TAURI_INVOKE("plugin:jobs|paused_kinds")),
+	/**
+	 *  Runs a schedule's job now, without moving its next run; returns the job (or the
+	 *  one holding its dedupe key).
+	 */
+	runScheduleNow: (name: string) => typedError<Enqueued, CommandError>(__TAURI_INVOKE("plugin:jobs|run_schedule_now", { name })),
+	/**  Pauses a schedule: it does not run until resumed. */
+	pauseSchedule: (name: string) => typedError<Schedule, CommandError>(__TAURI_INVOKE("plugin:jobs|pause_schedule", { name })),
+	/**  Resumes a paused schedule, from its first slot after now. */
+	resumeSchedule: (name: string) => typedError<Schedule, CommandError>(__TAURI_INVOKE("plugin:jobs|resume_schedule", { name })),
+	/**
 	 *  Enqueues a durable job on behalf of an external agent: as [`enqueue`], with the
 	 *  actor `agent`.
 	 */
@@ -63,8 +86,8 @@ export const commands = {
 	 *  caps, fencing and at-least-once hold exactly as for internal workers.
 	 */
 	agentClaim: (request: AgentClaimArgs) => typedError<ClaimedJob[], CommandError>(__TAURI_INVOKE("plugin:jobs|agent_claim", { request })),
-	/**  Renews an agent's lease. */
-	agentHeartbeat: (lease: Lease) => typedError<Heartbeat, CommandError>(__TAURI_INVOKE("plugin:jobs|agent_heartbeat", { lease })),
+	/**  Renews an agent's lease; with `progress`, stores and publishes how far it is. */
+	agentHeartbeat: (lease: Lease, progress: JobProgressValue | null) => typedError<Heartbeat, CommandError>(__TAURI_INVOKE("plugin:jobs|agent_heartbeat", { lease, progress })),
 	/**  Records an agent's success; the result is checked against the kind's schema. */
 	agentComplete: (lease: Lease, result: Value) => typedError<AgentFinished, CommandError>(__TAURI_INVOKE("plugin:jobs|agent_complete", { lease, result })),
 	/**  Records an agent's failed attempt. */
@@ -173,7 +196,7 @@ export type Enqueued = {
 export type ErrorCode = 
 /**  An argument is out of range or malformed; the message names it. */
 "invalidArgument" | 
-/**  No job (or local job) with that id. */
+/**  No job (or local job) with that id, or no schedule with that name. */
 "notFound" | 
 /**  An exclusive local kind already has a job running. */
 "alreadyRunning" | 
@@ -199,9 +222,9 @@ export type ErrorCode =
 "config" | 
 /**  A file could not be read or created. */
 "io" | 
-/**  A local job's body failed. */
+/**  A job failed (a local job's body, or a durable job a wrapper waited for). */
 "jobFailed" | 
-/**  A local job was cancelled. */
+/**  A job was cancelled (local, or durable when a wrapper waited for it). */
 "cancelled" | 
 /**  Outside the window's scope: the message names the kind or target. */
 "forbidden";
@@ -216,6 +239,25 @@ export type Event =
 {
 	type: "jobStateChanged",
 } & JobStateChanged | 
+/**
+ *  A durable job's attempt reported progress (throttled to about one event a
+ *  percent).
+ */
+{
+	type: "jobProgress",
+} & JobProgress | 
+/**  A finished durable job was deleted. */
+{
+	type: "jobDeleted",
+} & JobDeleted | 
+/**  A job kind was paused or resumed. */
+{
+	type: "kindPaused",
+} & KindPaused | 
+/**  A schedule was added, changed, paused, resumed or removed. */
+{
+	type: "scheduleChanged",
+} & ScheduleChanged | 
 /**  A sync run reported progress. */
 {
 	type: "syncProgress",
@@ -346,10 +388,25 @@ export type Job = {
 	 */
 	timeoutMs: number | null,
 	/**
+	 *  The current (or last) attempt's latest progress as the handler reported it,
+	 *  stored at most once a second while it runs; empty until it reports any.
+	 */
+	progress: JobProgressValue | null,
+	/**
 	 *  Why the stored payload or result could not be read (a row another program
 	 *  wrote); that field is then empty. A list shows such a row instead of failing.
 	 */
 	unreadable: string | null,
+};
+
+/**  A finished durable job was deleted (by an operator, not by retention). */
+export type JobDeleted = {
+	/**  The job that is gone. */
+	id: JobId,
+	/**  Its kind. */
+	kind: string,
+	/**  When it was deleted. */
+	at: Timestamp,
 };
 
 /**
@@ -376,6 +433,32 @@ export type JobFilter = {
  *  numbers without loss.
  */
 export type JobId = number;
+
+/**  A durable job's progress. */
+export type JobProgress = {
+	/**  The job reporting. */
+	id: JobId,
+	/**  Its kind, so listeners can filter by it. */
+	kind: string,
+	/**  The attempt reporting, from 1. */
+	attempt: number,
+	/**  Steps done. */
+	done: number,
+	/**  Steps in all, when known. */
+	total: number | null,
+	/**  Whole percent done, when the total is known. */
+	percent: number | null,
+	/**  When it was reported. */
+	at: Timestamp,
+};
+
+/**  How far a durable job's attempt is, as its handler reported. */
+export type JobProgressValue = {
+	/**  Steps done. */
+	done: number,
+	/**  Steps in all, when known. */
+	total: number | null,
+};
 
 /**  A job of either sort: `{ "durable": 12 }` or `{ "local": "local-3" }`. */
 export type JobRef = 
@@ -444,6 +527,16 @@ export type KindCount = {
 	status: JobStatus,
 	/**  Jobs of that kind in that status. */
 	count: number,
+};
+
+/**  Claims of a job kind were paused or resumed, in every process. */
+export type KindPaused = {
+	/**  The kind. */
+	kind: string,
+	/**  Whether it is paused now. */
+	paused: boolean,
+	/**  When it changed. */
+	at: Timestamp,
 };
 
 /**  Proof that a worker holds a job: every later write is fenced by it. */
@@ -569,6 +662,18 @@ export type ReadStateChanged = {
 	at: Timestamp,
 };
 
+/**  What [`Queue::retry_now`] did. */
+export type RetryOutcome = 
+/**
+ *  The job had failed; it is queued again, runnable now, with one attempt more
+ *  than it had used if it had used them all.
+ */
+"requeued" | 
+/**  The job was waiting out a backoff; it is runnable now. */
+"rescheduled" | 
+/**  The job was already runnable; nothing changed. */
+"alreadyDue";
+
 /**  A stored schedule. */
 export type Schedule = {
 	/**  Unique name. */
@@ -599,6 +704,14 @@ export type Schedule = {
 	createdAt: Timestamp,
 	/**  When it last changed. */
 	updatedAt: Timestamp,
+};
+
+/**  A schedule changed: read it again (or find it gone). */
+export type ScheduleChanged = {
+	/**  The schedule's name. */
+	name: string,
+	/**  When it changed. */
+	at: Timestamp,
 };
 
 /**  Why a run did not happen. */

@@ -7,16 +7,19 @@ import {
   JobsError,
   cancel,
   enqueue,
+  enqueueAndWait,
   onJobProgress,
   onJobState,
   onResync,
   spawnAwaitable,
   syncIfDue,
   syncNow,
+  watchJob,
   watchLocalJob,
   wireNetworkHint,
   type JobsEvent,
 } from "./index";
+import type { Job } from "./bindings";
 
 type Call = { cmd: string; args: unknown };
 
@@ -189,5 +192,112 @@ describe("network hint", () => {
     target.dispatchEvent(new Event("online"));
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(calls.map((c) => c.args)).toEqual([{ online: false }, { online: true }]);
+  });
+});
+
+/** A durable job record as `get_job` returns it. */
+function jobRecord(fields: Partial<Job>): Job {
+  return {
+    id: 5,
+    kind: "ingest",
+    payload: null,
+    status: "running",
+    priority: 0,
+    runAt: 1,
+    attempts: 1,
+    maxAttempts: 3,
+    leaseOwner: "w",
+    leaseExpiresAt: 2,
+    cancelRequested: false,
+    dedupeKey: null,
+    lastError: null,
+    result: null,
+    parent: null,
+    actor: "system",
+    createdAt: 1,
+    updatedAt: 1,
+    finishedAt: null,
+    startedAt: 1,
+    timeoutMs: null,
+    progress: null,
+    unreadable: null,
+    ...fields,
+  } as Job;
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+describe("durable jobs", () => {
+  it("watchJob starts from the stored progress, follows events and resolves with the result", async () => {
+    let record = jobRecord({ progress: { done: 30, total: 100 } });
+    backend((cmd) => (cmd === "plugin:jobs|get_job" ? record : null));
+    const percents: (number | null)[] = [];
+    const watching = watchJob<{ rows: number }>(5, { onProgress: (percent) => percents.push(percent) });
+    await tick();
+    await jobsEvent({ type: "jobProgress", id: 5, kind: "ingest", attempt: 1, done: 60, total: 100, percent: 60, at: 2 });
+    await jobsEvent({ type: "jobProgress", id: 6, kind: "ingest", attempt: 1, done: 1, total: 100, percent: 1, at: 2 });
+    record = jobRecord({ status: "succeeded", result: { rows: 100 }, progress: { done: 100, total: 100 } });
+    await jobsEvent({ type: "jobStateChanged", id: 5, kind: "ingest", from: "running", to: "succeeded", attempt: 1, at: 3 });
+    await expect(watching).resolves.toEqual({ rows: 100 });
+    expect(percents).toEqual([30, 60]);
+  });
+
+  it("watchJob rejects with jobFailed, naming the last error, and notFound for no job", async () => {
+    backend((cmd, args) =>
+      cmd === "plugin:jobs|get_job" && args.id === 5 ? jobRecord({ status: "failed", lastError: "disk full" }) : null,
+    );
+    const failed = (await watchJob(5).catch((e: unknown) => e)) as JobsError;
+    expect(failed).toBeInstanceOf(JobsError);
+    expect(failed.code).toBe("jobFailed");
+    expect(failed.message).toContain("disk full");
+    const missing = (await watchJob(9).catch((e: unknown) => e)) as JobsError;
+    expect(missing.code).toBe("notFound");
+  });
+
+  it("enqueueAndWait cancels the job when its signal fires and rejects with cancelled", async () => {
+    const calls = backend((cmd) => {
+      if (cmd === "plugin:jobs|enqueue") return { id: 5, created: true };
+      if (cmd === "plugin:jobs|get_job") return jobRecord({ cancelRequested: calls.some((c) => c.cmd === "plugin:jobs|cancel") });
+      if (cmd === "plugin:jobs|cancel") return "requested";
+      return null;
+    });
+    const controller = new AbortController();
+    const waiting = enqueueAndWait("ingest", { path: "/x" }, { priority: 10, signal: controller.signal });
+    await tick();
+    controller.abort();
+    const error = (await waiting.catch((e: unknown) => e)) as JobsError;
+    expect(error.code).toBe("cancelled");
+    expect(calls.map((c) => c.cmd)).toEqual([
+      "plugin:jobs|enqueue",
+      "plugin:jobs|get_job",
+      "plugin:jobs|cancel",
+      "plugin:jobs|get_job",
+    ]);
+    expect(calls[0].args).toMatchObject({ kind: "ingest", payload: { path: "/x" }, options: { priority: 10 } });
+    expect(calls[2].args).toEqual({ job: { durable: 5 } });
+  });
+
+  it("enqueueAndWait with a signal that already fired enqueues nothing", async () => {
+    const calls = backend(() => null);
+    const controller = new AbortController();
+    controller.abort();
+    const error = (await enqueueAndWait("ingest", null, { signal: controller.signal }).catch((e: unknown) => e)) as JobsError;
+    expect(error.code).toBe("cancelled");
+    expect(calls).toEqual([]);
+  });
+
+  it("a job that finished before the abort keeps its result", async () => {
+    let record = jobRecord({});
+    backend((cmd) => {
+      if (cmd === "plugin:jobs|get_job") return record;
+      if (cmd === "plugin:jobs|cancel") return "alreadyFinished";
+      return null;
+    });
+    const controller = new AbortController();
+    const watching = watchJob<string>(5, { signal: controller.signal });
+    await tick();
+    record = jobRecord({ status: "succeeded", result: "done" });
+    controller.abort();
+    await expect(watching).resolves.toBe("done");
   });
 });

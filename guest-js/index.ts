@@ -22,6 +22,10 @@ import {
   type Heartbeat,
   type Job,
   type JobFilter,
+  type JobProgress,
+  type JobProgressValue,
+  type JobStatus,
+  type RetryOutcome,
   type KindCount,
   type Lease,
   type Schedule,
@@ -153,6 +157,48 @@ export async function listSchedules(): Promise<Schedule[]> {
   return unwrap(await commands.listSchedules());
 }
 
+/** The job kinds paused now, in every process. */
+export async function pausedKinds(): Promise<string[]> {
+  return unwrap(await commands.pausedKinds());
+}
+
+// ===== admin actions (`jobs:admin`) =====
+
+/** Runs a failed job again now, or one waiting out its backoff. */
+export async function retryJob(id: number): Promise<RetryOutcome> {
+  return unwrap(await commands.retryJob(id));
+}
+
+/** Deletes a finished job. */
+export async function deleteJob(id: number): Promise<void> {
+  unwrap(await commands.deleteJob(id));
+}
+
+/** Pauses a job kind: no process claims it until it is resumed. */
+export async function pauseKind(kind: string): Promise<void> {
+  unwrap(await commands.pauseKind(kind));
+}
+
+/** Resumes a paused job kind. */
+export async function resumeKind(kind: string): Promise<void> {
+  unwrap(await commands.resumeKind(kind));
+}
+
+/** Runs a schedule's job now, without moving its next run. */
+export async function runScheduleNow(name: string): Promise<Enqueued> {
+  return unwrap(await commands.runScheduleNow(name));
+}
+
+/** Pauses a schedule. */
+export async function pauseSchedule(name: string): Promise<Schedule> {
+  return unwrap(await commands.pauseSchedule(name));
+}
+
+/** Resumes a paused schedule, from its first slot after now. */
+export async function resumeSchedule(name: string): Promise<Schedule> {
+  return unwrap(await commands.resumeSchedule(name));
+}
+
 /** Removes everything stored for an account and stops its syncs (`jobs:data-removal`). */
 export async function disconnectAccount(connector: string, account: string): Promise<number> {
   return unwrap(await commands.disconnectAccount(connector, account));
@@ -175,9 +221,9 @@ export async function agentClaim(request: Pick<AgentClaimArgs, "agent" | "kinds"
   return unwrap(await commands.agentClaim({ limits: null, leaseMs: null, maxJobs: null, ...request }));
 }
 
-/** Renews an agent's lease; stop and report `cancelled` when it says so. */
-export async function agentHeartbeat(lease: Lease): Promise<Heartbeat> {
-  return unwrap(await commands.agentHeartbeat(lease));
+/** Renews an agent's lease, with its progress if given; stop and report `cancelled` when it says so. */
+export async function agentHeartbeat(lease: Lease, progress: JobProgressValue | null = null): Promise<Heartbeat> {
+  return unwrap(await commands.agentHeartbeat(lease, progress));
 }
 
 /** Records an agent's success; the result is checked against the kind's schema. */
@@ -225,6 +271,11 @@ function onType<K extends Event["type"]>(
 /** Durable job state changes. */
 export function onJobState(handler: (event: JobStateChanged) => void): Promise<UnlistenFn> {
   return onType("jobStateChanged", handler);
+}
+
+/** Durable job progress, about one event per percent. */
+export function onDurableProgress(handler: (event: JobProgress) => void): Promise<UnlistenFn> {
+  return onType("jobProgress", handler);
 }
 
 /** Local job progress, about one event per percent. */
@@ -285,6 +336,101 @@ export async function watchLocalJob(
   } finally {
     unlisten();
   }
+}
+
+const FINISHED: JobStatus[] = ["succeeded", "failed", "cancelled"];
+
+/** What a finished job gave: its result, or a `JobsError` for a failure or a cancel. */
+function outcome<T>(job: Job): T {
+  if (job.status === "succeeded") {
+    return job.result as T;
+  }
+  if (job.status === "cancelled") {
+    throw new JobsError("cancelled", `job ${job.id} was cancelled`);
+  }
+  throw new JobsError("jobFailed", `job ${job.id} failed: ${job.lastError ?? "no error recorded"}`);
+}
+
+function percentOf(progress: JobProgressValue): number | null {
+  if (progress.total === null) return null;
+  return progress.total === 0 ? 100 : Math.floor((Math.min(progress.done, progress.total) * 100) / progress.total);
+}
+
+/** What {@link watchJob} and {@link enqueueAndWait} take. */
+export type WatchOptions = {
+  /** Called with 0 to 100 (`null` when the total is unknown) as the job reports progress. */
+  onProgress?: (percent: number | null, done: number, total: number | null) => void;
+  /** When it fires, the job is cancelled (and the promise rejects with `cancelled`). */
+  signal?: AbortSignal;
+};
+
+/**
+ * Follows a durable job to its end, whoever runs it: resolves with its result, or
+ * rejects with a `JobsError` (`jobFailed`, `cancelled`, `notFound`). Progress comes
+ * from the job's events, starting from what the job last stored (a window opened
+ * mid-job shows the bar where it is). The job is read after the listener is in place,
+ * so an end that came before is not missed. When `signal` fires, the job is cancelled
+ * and the promise settles at once: `cancelled`, unless the job had already finished.
+ */
+export async function watchJob<T = Value>(id: number, options: WatchOptions = {}): Promise<T> {
+  const { onProgress = () => {}, signal } = options;
+  let wake: () => void = () => {};
+  const woken = new Promise<void>((resolve) => {
+    wake = resolve;
+  });
+  const unlisten = await onJobsEvent((event) => {
+    if (event.type === "jobProgress" && event.id === id) {
+      onProgress(event.percent, event.done, event.total);
+    } else if (
+      (event.type === "jobStateChanged" && event.id === id && FINISHED.includes(event.to)) ||
+      (event.type === "jobDeleted" && event.id === id)
+    ) {
+      wake();
+    }
+  });
+  let aborted = false;
+  const abort = () => {
+    aborted = true;
+    // Woken once the request is stored, so the job read next shows it.
+    cancel(id).then(wake, wake);
+  };
+  signal?.addEventListener("abort", abort);
+  try {
+    if (signal?.aborted) abort();
+    let job = await getJob(id);
+    if (job === null) throw new JobsError("notFound", `no job ${id}`);
+    if (job.progress !== null && !FINISHED.includes(job.status)) {
+      onProgress(percentOf(job.progress), job.progress.done, job.progress.total);
+    }
+    if (!FINISHED.includes(job.status)) {
+      await woken;
+      job = await getJob(id);
+      if (job === null) throw new JobsError("notFound", `job ${id} is gone`);
+      if (aborted && !FINISHED.includes(job.status)) {
+        throw new JobsError("cancelled", `job ${id} was cancelled; it stops when its handler notices`);
+      }
+    }
+    return outcome<T>(job);
+  } finally {
+    signal?.removeEventListener("abort", abort);
+    unlisten();
+  }
+}
+
+/**
+ * Enqueues a durable job for the user and follows it to its end (see
+ * {@link watchJob}): `enqueueAndWait("export", { path }, { onProgress, signal })`.
+ * With a signal that already fired, nothing is enqueued.
+ */
+export async function enqueueAndWait<T = Value>(
+  kind: string,
+  payload: Value,
+  options: Partial<EnqueueArgs> & WatchOptions = {},
+): Promise<T> {
+  const { onProgress, signal, ...enqueueOptions } = options;
+  if (signal?.aborted) throw new JobsError("cancelled", "aborted before it was enqueued");
+  const { id } = await enqueue(kind, payload, enqueueOptions);
+  return watchJob<T>(id, { onProgress, signal });
 }
 
 /**

@@ -124,6 +124,9 @@ pub enum Error {
     /// No job has this id.
     #[error("no job with id {0}")]
     JobNotFound(JobId),
+    /// No schedule has this name.
+    #[error("no schedule named {0:?}")]
+    ScheduleNotFound(String),
     /// An argument is out of range or malformed.
     #[error("invalid argument `{name}`: {reason}")]
     InvalidArgument {

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::clock::{duration_millis, Clock};
+pub(crate) use crate::model::percent;
 
 /// With an unknown total, the least clock time between two progress events.
 pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(250);
@@ -70,7 +71,7 @@ impl Throttle {
             .store(total.unwrap_or(UNKNOWN), Ordering::Relaxed);
         let publish = match total {
             Some(total) => {
-                let percent = percent(done, total);
+                let percent = i64::from(percent(done, total));
                 let last = self.last_percent.load(Ordering::Relaxed);
                 percent > last
                     && self
@@ -98,12 +99,4 @@ impl Throttle {
             .swap(false, Ordering::Relaxed)
             .then(|| self.current())
     }
-}
-
-/// Whole percent of `done` in `total`, 0 to 100.
-pub(crate) fn percent(done: u64, total: u64) -> i64 {
-    if total == 0 {
-        return 100;
-    }
-    (u128::from(done.min(total)) * 100 / u128::from(total)) as i64
 }

@@ -321,7 +321,7 @@ fn bus_events_reach_the_app_as_typed_tauri_events() {
 }
 
 #[test]
-fn default_permissions_leave_out_data_removal_and_agents() {
+fn default_permissions_leave_out_data_removal_agents_and_admin() {
     let default = include_str!("../permissions/default.toml");
     let table: toml::Table = default.parse().unwrap();
     let granted: Vec<&str> = table["default"]["permissions"]
@@ -338,7 +338,29 @@ fn default_permissions_leave_out_data_removal_and_agents() {
         "agent_heartbeat",
         "agent_complete",
         "agent_fail",
+        "retry_job",
+        "delete_job",
+        "pause_kind",
+        "resume_kind",
+        "run_schedule_now",
+        "pause_schedule",
+        "resume_schedule",
     ];
+    let admin: toml::Table = include_str!("../permissions/admin.toml").parse().unwrap();
+    let admin: Vec<&str> = admin["set"][0]["permissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        admin,
+        withheld[7..]
+            .iter()
+            .map(|command| format!("allow-{}", command.replace('_', "-")))
+            .collect::<Vec<_>>(),
+        "jobs:admin grants the admin commands"
+    );
     for command in ALL {
         let permission = format!("allow-{}", command.replace('_', "-"));
         assert_eq!(
@@ -418,6 +440,14 @@ fn external_agents_lease_jobs_through_ipc_with_the_same_fencing() {
         .invoke("agent_heartbeat", json!({"lease": lease}))
         .unwrap();
     assert_eq!(beat["cancelRequested"], json!(false));
+    app.ui
+        .invoke(
+            "agent_heartbeat",
+            json!({"lease": lease, "progress": {"done": 2, "total": 8}}),
+        )
+        .unwrap();
+    let job = app.ui.invoke("get_job", json!({"id": id})).unwrap();
+    assert_eq!(job["progress"], json!({"done": 2, "total": 8}));
 
     // A lease that is not an agent's (say, the runner's) is refused outright.
     let mut forged = lease.clone();
@@ -487,6 +517,81 @@ fn agent_commands_are_refused_without_the_agents_set() {
         refused.as_str().unwrap().contains("not allowed"),
         "{refused}"
     );
+}
+
+#[test]
+fn admin_actions_work_over_ipc_and_refuse_bad_input_by_code() {
+    let app = app(ALL);
+    app.ui
+        .invoke("pause_kind", json!({"kind": "echo"}))
+        .unwrap();
+    assert_eq!(
+        app.ui.invoke("paused_kinds", json!({})).unwrap(),
+        json!(["echo"])
+    );
+    let id = app
+        .ui
+        .invoke("enqueue", json!({"kind": "echo", "payload": "hi"}))
+        .unwrap()["id"]
+        .clone();
+    let refused = app.ui.invoke("delete_job", json!({"id": id})).unwrap_err();
+    assert_eq!(refused["code"], json!("invalidArgument"));
+    assert!(
+        refused["message"].as_str().unwrap().contains("queued"),
+        "{refused}"
+    );
+    assert_eq!(
+        app.ui.invoke("retry_job", json!({"id": id})).unwrap(),
+        json!("alreadyDue")
+    );
+    let missing = app.ui.invoke("retry_job", json!({"id": 999})).unwrap_err();
+    assert_eq!(missing["code"], json!("notFound"));
+    app.ui
+        .invoke("resume_kind", json!({"kind": "echo"}))
+        .unwrap();
+    assert_eq!(app.ui.invoke("paused_kinds", json!({})).unwrap(), json!([]));
+
+    let ran = app
+        .ui
+        .invoke("run_schedule_now", json!({"name": "tidy"}))
+        .unwrap();
+    assert_eq!(ran["created"], json!(true));
+    let paused = app
+        .ui
+        .invoke("pause_schedule", json!({"name": "tidy"}))
+        .unwrap();
+    assert_eq!(paused["paused"], json!(true));
+    let resumed = app
+        .ui
+        .invoke("resume_schedule", json!({"name": "tidy"}))
+        .unwrap();
+    assert_eq!(resumed["paused"], json!(false));
+    let unknown = app
+        .ui
+        .invoke("run_schedule_now", json!({"name": "nope"}))
+        .unwrap_err();
+    assert_eq!(unknown["code"], json!("notFound"));
+    assert!(unknown["message"].as_str().unwrap().contains("nope"));
+
+    // Without the admin set, each is refused before it runs.
+    let defaults: Vec<&str> = ALL
+        .iter()
+        .copied()
+        .filter(|c| !["retry_job", "delete_job", "pause_kind", "run_schedule_now"].contains(c))
+        .collect();
+    let app = self::app(&defaults);
+    for (command, args) in [
+        ("retry_job", json!({"id": 1})),
+        ("delete_job", json!({"id": 1})),
+        ("pause_kind", json!({"kind": "echo"})),
+        ("run_schedule_now", json!({"name": "tidy"})),
+    ] {
+        let refused = app.ui.invoke(command, args).unwrap_err();
+        assert!(
+            refused.as_str().unwrap().contains("not allowed"),
+            "{command}: {refused}"
+        );
+    }
 }
 
 #[test]

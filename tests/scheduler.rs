@@ -212,7 +212,7 @@ fn remove_and_list() {
     assert_eq!(scheduler.list().unwrap().len(), 1);
     assert!(matches!(
         scheduler.pause("a"),
-        Err(Error::InvalidArgument { name: "name", .. })
+        Err(Error::ScheduleNotFound(name)) if name == "a"
     ));
 }
 

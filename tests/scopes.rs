@@ -29,7 +29,12 @@ fn permission_files() -> Vec<PermissionFile> {
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .collect();
-    for name in ["default.toml", "agents.toml", "data-removal.toml"] {
+    for name in [
+        "default.toml",
+        "agents.toml",
+        "data-removal.toml",
+        "admin.toml",
+    ] {
         paths.push(root.join(name));
     }
     paths

@@ -17,6 +17,15 @@ use crate::model::{Health, JobId, JobStatus, LocalJobId, LocalJobStatus, SyncOut
 pub enum Event {
     /// A durable job moved from one state to another.
     JobStateChanged(JobStateChanged),
+    /// A durable job's attempt reported progress (throttled to about one event a
+    /// percent).
+    JobProgress(JobProgress),
+    /// A finished durable job was deleted.
+    JobDeleted(JobDeleted),
+    /// A job kind was paused or resumed.
+    KindPaused(KindPaused),
+    /// A schedule was added, changed, paused, resumed or removed.
+    ScheduleChanged(ScheduleChanged),
     /// A sync run reported progress.
     SyncProgress(SyncProgress),
     /// A sync run ended.
@@ -48,6 +57,10 @@ impl Event {
     pub fn name(&self) -> &'static str {
         match self {
             Event::JobStateChanged(_) => "jobStateChanged",
+            Event::JobProgress(_) => "jobProgress",
+            Event::JobDeleted(_) => "jobDeleted",
+            Event::KindPaused(_) => "kindPaused",
+            Event::ScheduleChanged(_) => "scheduleChanged",
             Event::SyncProgress(_) => "syncProgress",
             Event::SyncFinished(_) => "syncFinished",
             Event::MessageStored(_) => "messageStored",
@@ -82,6 +95,64 @@ pub struct JobStateChanged {
     pub at: Timestamp,
 }
 
+/// A durable job's progress.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct JobProgress {
+    /// The job reporting.
+    pub id: JobId,
+    /// Its kind, so listeners can filter by it.
+    pub kind: String,
+    /// The attempt reporting, from 1.
+    pub attempt: u32,
+    /// Steps done.
+    pub done: u64,
+    /// Steps in all, when known.
+    pub total: Option<u64>,
+    /// Whole percent done, when the total is known.
+    pub percent: Option<u8>,
+    /// When it was reported.
+    pub at: Timestamp,
+}
+
+/// A finished durable job was deleted (by an operator, not by retention).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct JobDeleted {
+    /// The job that is gone.
+    pub id: JobId,
+    /// Its kind.
+    pub kind: String,
+    /// When it was deleted.
+    pub at: Timestamp,
+}
+
+/// Claims of a job kind were paused or resumed, in every process.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct KindPaused {
+    /// The kind.
+    pub kind: String,
+    /// Whether it is paused now.
+    pub paused: bool,
+    /// When it changed.
+    pub at: Timestamp,
+}
+
+/// A schedule changed: read it again (or find it gone).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct ScheduleChanged {
+    /// The schedule's name.
+    pub name: String,
+    /// When it changed.
+    pub at: Timestamp,
+}
+
 /// `impl From<Payload> for Event` for the payloads that have a variant of their own.
 macro_rules! into_event {
     ($($payload:ident),*) => {
@@ -95,6 +166,10 @@ macro_rules! into_event {
 
 into_event!(
     JobStateChanged,
+    JobProgress,
+    JobDeleted,
+    KindPaused,
+    ScheduleChanged,
     SyncProgress,
     SyncFinished,
     ReadStateChanged,

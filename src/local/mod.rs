@@ -532,7 +532,7 @@ impl Progress {
             kind: self.kind.clone(),
             done,
             total,
-            percent: total.map(|total| percent(done, total) as u8),
+            percent: total.map(|total| percent(done, total)),
             at: self.clock.now(),
         });
     }

@@ -269,12 +269,88 @@ pub struct Job {
     /// The time limit of each attempt, in milliseconds, when the job set its own;
     /// otherwise the handler's applies.
     pub timeout_ms: Option<u64>,
+    /// The current (or last) attempt's latest progress as the handler reported it,
+    /// stored at most once a second while it runs; empty until it reports any.
+    pub progress: Option<JobProgressValue>,
     /// Why the stored payload or result could not be read (a row another program
     /// wrote); that field is then empty. A list shows such a row instead of failing.
     pub unreadable: Option<String>,
 }
 
+/// How far a durable job's attempt is, as its handler reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct JobProgressValue {
+    /// Steps done.
+    pub done: u64,
+    /// Steps in all, when known.
+    pub total: Option<u64>,
+}
+
+impl JobProgressValue {
+    /// Whole percent done (0 to 100), when the total is known.
+    #[must_use]
+    pub fn percent(&self) -> Option<u8> {
+        self.total.map(|total| percent(self.done, total))
+    }
+}
+
+/// Whole percent of `done` in `total`, 0 to 100; a total of 0 is done.
+pub(crate) fn percent(done: u64, total: u64) -> u8 {
+    if total == 0 {
+        return 100;
+    }
+    (u128::from(done.min(total)) * 100 / u128::from(total)) as u8
+}
+
+/// Why a finished job gave no typed result.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum JobEnded {
+    /// It has not finished.
+    #[error("job {0} has not finished")]
+    NotFinished(JobId),
+    /// It failed; its last error (redacted).
+    #[error("job {id} failed: {error}")]
+    Failed {
+        /// The job.
+        id: JobId,
+        /// Its last error.
+        error: String,
+    },
+    /// It was cancelled.
+    #[error("job {0} was cancelled")]
+    Cancelled(JobId),
+    /// It succeeded, but its result is not of the type asked for.
+    #[error("job {id} succeeded, but its result does not fit: {reason}")]
+    Mismatch {
+        /// The job.
+        id: JobId,
+        /// The parser's message.
+        reason: String,
+    },
+}
+
 impl Job {
+    /// What a finished job returned, typed: its result (`null` when the handler
+    /// returned nothing) when it succeeded, else why not.
+    pub fn result_as<T: serde::de::DeserializeOwned>(&self) -> Result<T, JobEnded> {
+        match self.status {
+            JobStatus::Succeeded => T::deserialize(self.result.as_ref().unwrap_or(&Value::Null))
+                .map_err(|error| JobEnded::Mismatch {
+                    id: self.id,
+                    reason: error.to_string(),
+                }),
+            JobStatus::Failed => Err(JobEnded::Failed {
+                id: self.id,
+                error: self.last_error.clone().unwrap_or_default(),
+            }),
+            JobStatus::Cancelled => Err(JobEnded::Cancelled(self.id)),
+            _ => Err(JobEnded::NotFinished(self.id)),
+        }
+    }
+
     /// The payload as a typed value.
     pub fn payload_as<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
         T::deserialize(&self.payload)

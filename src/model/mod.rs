@@ -22,7 +22,10 @@ mod sync;
 pub(crate) mod time;
 
 pub use health::{Health, HealthStatus};
-pub use job::{Actor, Job, JobFilter, JobId, JobStatus, KindCount, Priority};
+pub(crate) use job::percent;
+pub use job::{
+    Actor, Job, JobEnded, JobFilter, JobId, JobProgressValue, JobStatus, KindCount, Priority,
+};
 pub use local::{LocalJob, LocalJobId, LocalJobStatus};
 pub(crate) use patterns::to_sql_glob;
 pub use patterns::Patterns;

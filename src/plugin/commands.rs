@@ -20,9 +20,10 @@ pub use super::models::{
 use super::scope::Scope;
 use super::Jobs;
 use crate::local::{LocalJob, LocalJobFailure, LocalJobId};
+use crate::model::JobProgressValue;
 use crate::queue::{
     Actor, CancelOutcome, ClaimRequest, ClaimedJob, EnqueueOptions, Enqueued, Heartbeat, Job,
-    JobFailure, JobFilter, JobId, KindCount, Lease, Priority,
+    JobFailure, JobFilter, JobId, KindCount, Lease, Priority, RetryOutcome,
 };
 use crate::scheduler::Schedule;
 use crate::sync::{SyncOutcome, SyncTarget, Trigger};
@@ -312,6 +313,141 @@ pub async fn list_schedules(jobs: State<'_, Jobs>, scope: Scope) -> CommandResul
     Ok(schedules)
 }
 
+/// The job kinds paused now (in every process).
+#[tauri::command]
+#[cfg_attr(feature = "specta", specta::specta)]
+pub async fn paused_kinds(jobs: State<'_, Jobs>, scope: Scope) -> CommandResult<Vec<String>> {
+    let queue = jobs.queue.clone();
+    let mut kinds = blocking(move || queue.paused_kinds()).await?;
+    kinds.retain(|kind| scope.allows_kind(kind));
+    Ok(kinds)
+}
+
+// ===== admin actions (the `admin` set, not in the default one) =====
+
+/// Runs a durable job again now: a failed one goes back to the queue, a queued one
+/// waiting out its backoff becomes runnable at once. A running, succeeded or cancelled
+/// job is refused, naming its status.
+#[tauri::command]
+#[cfg_attr(feature = "specta", specta::specta)]
+pub async fn retry_job(
+    jobs: State<'_, Jobs>,
+    scope: Scope,
+    id: JobId,
+) -> CommandResult<RetryOutcome> {
+    let queue = jobs.queue.clone();
+    blocking(move || {
+        if let Some(job) = queue.get(id)? {
+            if let Err(refused) = scope.kind(&job.kind) {
+                return Ok(Err(refused));
+            }
+        }
+        queue.retry_now(id).map(Ok)
+    })
+    .await?
+}
+
+/// Deletes a finished durable job. A queued or running one is refused: cancel it first.
+#[tauri::command]
+#[cfg_attr(feature = "specta", specta::specta)]
+pub async fn delete_job(jobs: State<'_, Jobs>, scope: Scope, id: JobId) -> CommandResult<()> {
+    let queue = jobs.queue.clone();
+    blocking(move || {
+        if let Some(job) = queue.get(id)? {
+            if let Err(refused) = scope.kind(&job.kind) {
+                return Ok(Err(refused));
+            }
+        }
+        queue.delete(id).map(Ok)
+    })
+    .await?
+}
+
+/// Pauses a job kind: claims in every process skip it until it is resumed.
+#[tauri::command]
+#[cfg_attr(feature = "specta", specta::specta)]
+pub async fn pause_kind(jobs: State<'_, Jobs>, scope: Scope, kind: String) -> CommandResult<()> {
+    scope.kind(&kind)?;
+    let queue = jobs.queue.clone();
+    blocking(move || queue.pause_kind(&kind)).await
+}
+
+/// Resumes a paused job kind.
+#[tauri::command]
+#[cfg_attr(feature = "specta", specta::specta)]
+pub async fn resume_kind(jobs: State<'_, Jobs>, scope: Scope, kind: String) -> CommandResult<()> {
+    scope.kind(&kind)?;
+    let queue = jobs.queue.clone();
+    blocking(move || queue.resume_kind(&kind)).await
+}
+
+/// Runs a schedule's job now, without moving its next run; returns the job (or the
+/// one holding its dedupe key).
+#[tauri::command]
+#[cfg_attr(feature = "specta", specta::specta)]
+pub async fn run_schedule_now(
+    jobs: State<'_, Jobs>,
+    scope: Scope,
+    name: String,
+) -> CommandResult<Enqueued> {
+    let scheduler = jobs.scheduler.clone();
+    blocking(move || {
+        if let Some(schedule) = scheduler.get(&name)? {
+            if let Err(refused) = scope.kind(&schedule.kind) {
+                return Ok(Err(refused));
+            }
+        }
+        scheduler.run_now(&name).map(|ticked| {
+            Ok(Enqueued {
+                id: ticked.job,
+                created: ticked.created,
+            })
+        })
+    })
+    .await?
+}
+
+/// Pauses a schedule: it does not run until resumed.
+#[tauri::command]
+#[cfg_attr(feature = "specta", specta::specta)]
+pub async fn pause_schedule(
+    jobs: State<'_, Jobs>,
+    scope: Scope,
+    name: String,
+) -> CommandResult<Schedule> {
+    schedule_change(&jobs, scope, name, |scheduler, name| scheduler.pause(name)).await
+}
+
+/// Resumes a paused schedule, from its first slot after now.
+#[tauri::command]
+#[cfg_attr(feature = "specta", specta::specta)]
+pub async fn resume_schedule(
+    jobs: State<'_, Jobs>,
+    scope: Scope,
+    name: String,
+) -> CommandResult<Schedule> {
+    schedule_change(&jobs, scope, name, |scheduler, name| scheduler.resume(name)).await
+}
+
+/// Changes a schedule whose kind is in the scope.
+async fn schedule_change(
+    jobs: &Jobs,
+    scope: Scope,
+    name: String,
+    change: impl FnOnce(&crate::scheduler::Scheduler, &str) -> crate::Result<Schedule> + Send + 'static,
+) -> CommandResult<Schedule> {
+    let scheduler = jobs.scheduler.clone();
+    blocking(move || {
+        if let Some(schedule) = scheduler.get(&name)? {
+            if let Err(refused) = scope.kind(&schedule.kind) {
+                return Ok(Err(refused));
+            }
+        }
+        change(&scheduler, &name).map(Ok)
+    })
+    .await?
+}
+
 // ===== data removal (not in the default permission set) =====
 
 /// Removes everything stored for an account and stops its syncs.
@@ -410,15 +546,22 @@ pub async fn agent_claim(
     blocking(move || queue.claim(&claim)).await
 }
 
-/// Renews an agent's lease.
+/// Renews an agent's lease; with `progress`, stores and publishes how far it is.
 #[tauri::command]
 #[cfg_attr(feature = "specta", specta::specta)]
 pub async fn agent_heartbeat(
     jobs: State<'_, Jobs>,
     scope: Scope,
     lease: Lease,
+    progress: Option<JobProgressValue>,
 ) -> CommandResult<Heartbeat> {
-    with_agent_lease(&jobs, scope, lease, |queue, lease| queue.heartbeat(lease)).await
+    with_agent_lease(&jobs, scope, lease, move |queue, lease| {
+        if let Some(progress) = progress {
+            queue.report_progress(lease, progress.done, progress.total)?;
+        }
+        queue.heartbeat(lease)
+    })
+    .await
 }
 
 /// Records an agent's success; the result is checked against the kind's schema.

@@ -12,7 +12,7 @@ use crate::error::Error;
 pub enum ErrorCode {
     /// An argument is out of range or malformed; the message names it.
     InvalidArgument,
-    /// No job (or local job) with that id.
+    /// No job (or local job) with that id, or no schedule with that name.
     NotFound,
     /// An exclusive local kind already has a job running.
     AlreadyRunning,
@@ -38,9 +38,9 @@ pub enum ErrorCode {
     Config,
     /// A file could not be read or created.
     Io,
-    /// A local job's body failed.
+    /// A job failed (a local job's body, or a durable job a wrapper waited for).
     JobFailed,
-    /// A local job was cancelled.
+    /// A job was cancelled (local, or durable when a wrapper waited for it).
     Cancelled,
     /// Outside the window's scope: the message names the kind or target.
     Forbidden,
@@ -108,7 +108,7 @@ impl From<Error> for CommandError {
     fn from(error: Error) -> Self {
         let code = match &error {
             Error::InvalidArgument { .. } => ErrorCode::InvalidArgument,
-            Error::JobNotFound(_) => ErrorCode::NotFound,
+            Error::JobNotFound(_) | Error::ScheduleNotFound(_) => ErrorCode::NotFound,
             Error::AlreadyRunning { .. } => ErrorCode::AlreadyRunning,
             Error::LostLease { .. } => ErrorCode::LostLease,
             Error::InvalidPayload { .. } => ErrorCode::InvalidPayload,

@@ -8,7 +8,7 @@
 //!   order, up to [`WEBVIEW_STREAM_CAPACITY`] waiting at once; past that the oldest is
 //!   dropped and counted in [`JobsEvent::dropped`], and the page should reload what it
 //!   shows;
-//! - progress is coalesced: only the latest report of each local job and each sync
+//! - progress is coalesced: only the latest report of each job, local job and sync
 //!   target waits, however many came, so a flood of progress costs no memory and
 //!   evicts nothing. Coalesced reports are not counted as dropped.
 //!
@@ -24,7 +24,7 @@ use tokio::sync::Notify;
 
 use crate::bus::{Event, EventBus};
 use crate::locks::lock;
-use crate::model::LocalJobId;
+use crate::model::{JobId, LocalJobId};
 
 /// The Tauri event every bus event reaches the webview as (what tauri-specta names
 /// [`JobsEvent`] for a plugin called `jobs`).
@@ -53,12 +53,14 @@ pub struct JobsEvent {
 /// Whose progress a report is: only the latest per key waits.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum ProgressOf {
+    Job(JobId),
     Local(LocalJobId),
     Sync(String),
 }
 
 fn progress_of(event: &Event) -> Option<ProgressOf> {
     match event {
+        Event::JobProgress(progress) => Some(ProgressOf::Job(progress.id)),
         Event::LocalJobProgress(progress) => Some(ProgressOf::Local(progress.id)),
         Event::SyncProgress(progress) => Some(ProgressOf::Sync(progress.target.clone())),
         _ => None,

@@ -10,12 +10,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Queue;
+use crate::bus::JobProgress;
 use crate::clock::Timestamp;
 use crate::db::{Changes, Db};
 use crate::error::{Error, Result};
 use crate::json::too_deep;
 use crate::kinds::KindSpec;
-use crate::model::{sanitize_error, JobId, JobStatus};
+use crate::model::{percent, sanitize_error, JobId, JobStatus};
 use crate::store::jobs::{self, Attempt, Change, Exit, Fence};
 
 /// Proof that a worker holds a job: every later write is fenced by it.
@@ -142,6 +143,45 @@ impl Queue {
             }),
             None => Err(lost(lease)),
         }
+    }
+
+    /// Stores how far an attempt is and publishes it as a
+    /// [`JobProgress`](crate::bus::JobProgress) event: for agents and workers of their
+    /// own (the runner does it for handlers, throttled). Fenced like a heartbeat; the
+    /// kind comes from the row.
+    pub fn report_progress(&self, lease: &Lease, done: u64, total: Option<u64>) -> Result<()> {
+        let db = self.db();
+        let now = db.now();
+        let fence = fence_of(lease);
+        let kind = db.store().write(|tx| {
+            let Some(attempt) = jobs::fenced(tx, &fence)? else {
+                return Ok(None);
+            };
+            jobs::set_progress(tx, &fence, done, total)?;
+            Ok(Some(attempt.kind))
+        })?;
+        let kind = kind.ok_or_else(|| lost(lease))?;
+        db.bus().publish(JobProgress {
+            id: lease.job_id,
+            kind,
+            attempt: lease.attempt,
+            done,
+            total,
+            percent: total.map(|total| percent(done, total)),
+            at: now,
+        });
+        Ok(())
+    }
+
+    /// Stores several attempts' progress in one transaction, publishing nothing (the
+    /// runner publishes as handlers report). A lease no longer held is skipped.
+    pub(crate) fn store_progress(&self, batch: &[(Lease, u64, Option<u64>)]) -> Result<()> {
+        self.db().store().write(|tx| {
+            for (lease, done, total) in batch {
+                jobs::set_progress(tx, &fence_of(lease), *done, *total)?;
+            }
+            Ok(())
+        })
     }
 
     /// Records a success. The result is checked against the kind's result schema

@@ -20,16 +20,19 @@
 //! `spawn_blocking` or a dedicated thread, as the runner does.
 //!
 //! The files split the queue by role, in the order of a job's life: [`options`] (how
-//! a queue is opened), `enqueue`, `claim`, `finish` (heartbeats and outcomes),
+//! a queue is opened), `enqueue`, `claim`, `finish` (heartbeats, progress and outcomes),
+//! `admin` (retry now, delete),
 //! `cancel`, `read` (reads and retention) and `settings` (per-kind settings stored in
 //! the file).
 
+mod admin;
 mod cancel;
 mod claim;
 mod enqueue;
 mod finish;
 mod options;
 mod read;
+pub use read::FINISHED_POLL;
 mod settings;
 
 use std::path::PathBuf;
@@ -48,9 +51,10 @@ pub use crate::backoff::{RetryPolicy, RetryPolicyError};
 pub use crate::json::MAX_JSON_DEPTH;
 pub use crate::kinds::{KindSpec, Schema};
 pub use crate::model::{
-    redact, sanitize_error, Actor, Job, JobFilter, JobId, JobStatus, KindCount, Priority,
-    MAX_ERROR_CHARS,
+    redact, sanitize_error, Actor, Job, JobEnded, JobFilter, JobId, JobProgressValue, JobStatus,
+    KindCount, Priority, MAX_ERROR_CHARS,
 };
+pub use admin::RetryOutcome;
 pub use cancel::CancelOutcome;
 pub use claim::{ClaimRequest, ClaimedJob};
 pub(crate) use enqueue::{check_new, enqueue_in};

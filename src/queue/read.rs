@@ -65,3 +65,44 @@ impl Queue {
         }
     }
 }
+
+// ===== waiting for a job's end =====
+
+/// How often [`Queue::finished`] looks at the file, for a job another process
+/// finishes: in this process the end is seen at once.
+pub const FINISHED_POLL: Duration = Duration::from_secs(1);
+
+impl Queue {
+    /// Waits until job `id` has finished (succeeded, failed or cancelled), whoever ran
+    /// it, and returns it: a handler in this process is seen at once, another process
+    /// at the next look at the file ([`FINISHED_POLL`]). Use
+    /// [`Job::result_as`](crate::model::Job::result_as) for its typed result.
+    pub async fn finished(&self, id: JobId) -> Result<Job> {
+        let mut changes = self.bus().subscribe(64);
+        loop {
+            let queue = self.clone();
+            let job = tokio::task::spawn_blocking(move || queue.get(id))
+                .await
+                .map_err(|error| {
+                    Error::invalid_argument("id", format!("a read of job {id} stopped: {error}"))
+                })??
+                .ok_or(Error::JobNotFound(id))?;
+            if job.status.is_finished() {
+                return Ok(job);
+            }
+            let ended = async {
+                while let Some(event) = changes.next().await {
+                    if let crate::bus::Event::JobStateChanged(change) = &*event {
+                        if change.id == id && change.to.is_finished() {
+                            return;
+                        }
+                    }
+                }
+            };
+            tokio::select! {
+                () = ended => {}
+                () = tokio::time::sleep(FINISHED_POLL) => {}
+            }
+        }
+    }
+}

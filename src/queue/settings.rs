@@ -4,6 +4,7 @@
 
 use super::enqueue::check_kind;
 use super::Queue;
+use crate::bus::KindPaused;
 use crate::db::Notice;
 use crate::error::Result;
 use crate::store::jobs;
@@ -49,6 +50,12 @@ impl Queue {
         check_kind(kind)?;
         let db = self.db();
         let now = db.now();
-        db.write(now, |tx, _| jobs::set_kind_paused(tx, kind, paused, now))
+        db.write(now, |tx, _| jobs::set_kind_paused(tx, kind, paused, now))?;
+        db.bus().publish(KindPaused {
+            kind: kind.to_owned(),
+            paused,
+            at: now,
+        });
+        Ok(())
     }
 }

@@ -16,6 +16,8 @@ use crate::json::{call_json, JsonCallError};
 use crate::kinds::{KindSpec, Schema};
 use crate::model::{Actor, JobId};
 
+use super::progress::AttemptProgress;
+
 /// Why an attempt failed. A handler returns it; anything that converts into a
 /// `Box<dyn Error>` converts into a retryable one with `?`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,6 +72,7 @@ pub struct JobContext {
     /// Who asked for it.
     pub actor: Actor,
     cancel: CancellationToken,
+    progress: Option<Arc<AttemptProgress>>,
 }
 
 impl JobContext {
@@ -80,6 +83,7 @@ impl JobContext {
         parent: Option<JobId>,
         actor: Actor,
         cancel: CancellationToken,
+        progress: Option<Arc<AttemptProgress>>,
     ) -> Self {
         JobContext {
             id,
@@ -88,6 +92,17 @@ impl JobContext {
             parent,
             actor,
             cancel,
+            progress,
+        }
+    }
+
+    /// Reports `done` steps of `total` (`None` when the total is unknown). Cheap: it
+    /// is published as a [`JobProgress`](crate::bus::JobProgress) event about once a
+    /// percent (at most 101 per attempt with a known total; one per 250 ms without),
+    /// and stored with the job at most once a second, where `get` and `list` read it.
+    pub fn progress(&self, done: u64, total: Option<u64>) {
+        if let Some(progress) = &self.progress {
+            progress.report(done, total);
         }
     }
 

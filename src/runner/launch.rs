@@ -5,6 +5,7 @@
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
@@ -13,6 +14,7 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use super::handler::HandlerFuture;
+use super::progress::AttemptProgress;
 use super::{Inner, Interrupt, JobContext, JobError, Runner, RunningJob, Signal};
 use crate::locks::lock;
 use crate::model::JobId;
@@ -45,6 +47,17 @@ impl Runner {
         };
         let token = CancellationToken::new();
         let (interrupt_tx, interrupt_rx) = oneshot::channel();
+        let wake = self.inner.wake.clone();
+        let progress = Arc::new(AttemptProgress::new(
+            job.id,
+            job.kind.clone(),
+            lease.attempt,
+            self.inner.queue.bus().clone(),
+            self.inner.queue.clock().clone(),
+            Arc::new(move || {
+                wake();
+            }),
+        ));
         let ctx = JobContext::new(
             job.id,
             job.kind.clone(),
@@ -52,6 +65,7 @@ impl Runner {
             job.parent,
             job.actor,
             token.clone(),
+            Some(progress.clone()),
         );
         lock(&self.inner.running).insert(
             job.id,
@@ -60,6 +74,7 @@ impl Runner {
                 renewed_at: self.now(),
                 token,
                 interrupt: Some(interrupt_tx),
+                progress: progress.clone(),
             },
         );
         // The handler's closure and its future's first poll run here, on this thread,
@@ -134,10 +149,14 @@ impl Runner {
             .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()));
         let inner = self.inner.clone();
         match first {
-            Poll::Ready(outcome) => inner.done(lease, outcome),
+            Poll::Ready(outcome) => {
+                progress.finish();
+                inner.done(lease, outcome);
+            }
             Poll::Pending => {
                 runtime.spawn(async move {
                     let outcome = task.await;
+                    progress.finish();
                     inner.done(lease, outcome);
                 });
             }

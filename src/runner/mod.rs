@@ -26,6 +26,7 @@
 
 mod handler;
 mod launch;
+mod progress;
 mod settings;
 mod thread;
 
@@ -40,6 +41,7 @@ use tokio::sync::{oneshot, Notify};
 use tokio_util::sync::CancellationToken;
 
 pub use handler::{Handler, JobContext, JobError};
+pub use progress::PROGRESS_STORE_INTERVAL;
 pub use settings::{Ran, RunnerSettings};
 
 use crate::clock::Timestamp;
@@ -65,6 +67,7 @@ struct RunningJob {
     renewed_at: Timestamp,
     token: CancellationToken,
     interrupt: Option<oneshot::Sender<Interrupt>>,
+    progress: Arc<progress::AttemptProgress>,
 }
 
 /// What wakes the runner's thread.
@@ -99,6 +102,8 @@ struct Inner {
     last_prune: AtomicI64,
     // Set while a Wake is in the inbox; the thread clears it when it takes one.
     wake_pending: Arc<AtomicBool>,
+    // Sends a coalesced Wake; for what asks for a round from outside (progress).
+    wake: Arc<dyn Fn() -> bool + Send + Sync>,
     // What ended while drain() runs; `None` otherwise, so a started runner keeps none.
     reports: Mutex<Option<Vec<Ran>>>,
 }
@@ -171,20 +176,25 @@ impl Runner {
         let (signals, inbox) = mpsc::channel();
         let stopping = CancellationToken::new();
         let wake_pending = Arc::new(AtomicBool::new(false));
-        // Notices go straight into the inbox from the committing thread. Wake-ups are
-        // coalesced: while one is waiting, more would only wake the thread for nothing.
+        // Wake-ups go straight into the inbox, coalesced: while one is waiting, more
+        // would only wake the thread for nothing. Returns whether the inbox is open.
+        let wake: Arc<dyn Fn() -> bool + Send + Sync> = {
+            let (signals, pending) = (signals.clone(), wake_pending.clone());
+            Arc::new(move || {
+                // AcqRel: pairs with the thread's clearing store, so a wake-up sent
+                // after the thread took the last one is never skipped.
+                pending.swap(true, Ordering::AcqRel) || signals.send(Signal::Wake).is_ok()
+            })
+        };
+        // Notices come from the committing thread.
         {
-            let (signals, stopping, pending) =
-                (signals.clone(), stopping.clone(), wake_pending.clone());
+            let (signals, stopping, wake) = (signals.clone(), stopping.clone(), wake.clone());
             queue.db().subscribe(move |notice| {
                 if stopping.is_cancelled() {
                     return false;
                 }
                 match notice {
-                    // AcqRel: pairs with the thread's clearing store, so a wake-up sent
-                    // after the thread took the last one is never skipped.
-                    Notice::Runnable if pending.swap(true, Ordering::AcqRel) => true,
-                    Notice::Runnable => signals.send(Signal::Wake).is_ok(),
+                    Notice::Runnable => wake(),
                     Notice::CancelRequested(id) => signals.send(Signal::Cancel(id)).is_ok(),
                 }
             });
@@ -206,6 +216,7 @@ impl Runner {
                 last_prune: AtomicI64::new(i64::MIN),
                 reports: Mutex::new(None),
                 wake_pending,
+                wake,
             }),
         })
     }
@@ -344,6 +355,18 @@ impl Runner {
     /// Blocks on SQLite: call it from a test or a blocking context.
     pub fn maintain(&self) -> Result<()> {
         let now = self.now();
+        let progress: Vec<(Lease, u64, Option<u64>)> = lock(&self.inner.running)
+            .values()
+            .filter_map(|job| {
+                let (done, total) = job.progress.take_due(now)?;
+                Some((job.lease.clone(), done, total))
+            })
+            .collect();
+        if !progress.is_empty() {
+            if let Err(error) = self.inner.queue.store_progress(&progress) {
+                tracing::warn!(%error, "could not store job progress");
+            }
+        }
         let due: Vec<Lease> = lock(&self.inner.running)
             .values()
             .filter(|job| {

@@ -108,6 +108,9 @@ impl Runner {
         for job in lock(&self.inner.running).values() {
             let renew_at = job.renewed_at.saturating_add(job.lease.length() / 3);
             wait = wait.min(renew_at.duration_since(now));
+            if let Some(store_at) = job.progress.store_due_at() {
+                wait = wait.min(store_at.duration_since(now));
+            }
         }
         if !saturated {
             // Only jobs that could be claimed count: a backlog held back by a full cap

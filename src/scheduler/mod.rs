@@ -37,6 +37,7 @@ pub use crate::background::MAX_SLEEP;
 pub use cron::{Cron, CronError};
 
 use crate::background::Background;
+use crate::bus::ScheduleChanged;
 use crate::clock::{duration_millis, Timestamp};
 use crate::db::Db;
 use crate::error::{Error, Result};
@@ -343,8 +344,47 @@ impl Scheduler {
             schedules::upsert(tx, &row)?;
             Ok(row)
         })?;
-        self.inner.background.wake();
+        self.changed(&spec.name, now);
         Schedule::from_row(row)
+    }
+
+    /// Enqueues the schedule's job now, as a run at a slot would (its dedupe key
+    /// holds), without moving its next run; records it as its last run. An unknown
+    /// name is an error naming it.
+    pub fn run_now(&self, name: &str) -> Result<Ticked> {
+        let db = &self.inner.db;
+        let now = db.now();
+        let ticked = db.write(now, |tx, changes| {
+            let row = schedules::get(tx, name)?.ok_or_else(|| not_found(name))?;
+            let payload = serde_json::from_str::<Value>(&row.payload)
+                .map_err(|error| Error::invalid_argument("payload", error.to_string()))?;
+            let job = scheduled_job(
+                &row.kind,
+                payload,
+                row.priority,
+                row.dedupe_key.as_deref(),
+                row.actor,
+            );
+            let enqueued = queue::enqueue_in(db, tx, job, now, changes)?;
+            schedules::advance(tx, &row.name, row.next_run, now, Some(enqueued.id))?;
+            Ok(Ticked {
+                schedule: row.name,
+                slot: now,
+                job: enqueued.id,
+                created: enqueued.created,
+            })
+        })?;
+        self.changed(name, now);
+        Ok(ticked)
+    }
+
+    /// Wakes the loop and tells listeners a schedule changed.
+    fn changed(&self, name: &str, at: Timestamp) {
+        self.inner.background.wake();
+        self.inner.db.bus().publish(ScheduleChanged {
+            name: name.to_owned(),
+            at,
+        });
     }
 
     /// Sets `next_run` to the first slot after now.
@@ -389,17 +429,18 @@ impl Scheduler {
             schedules::upsert(tx, &row)?;
             Ok(row)
         })?;
-        self.inner.background.wake();
+        self.changed(name, now);
         Schedule::from_row(row)
     }
 
     /// Removes a schedule; returns whether it existed. Jobs it enqueued stay.
     pub fn remove(&self, name: &str) -> Result<bool> {
+        let now = self.now();
         let removed = self
             .inner
             .db
-            .write(self.now(), |tx, _| schedules::remove(tx, name))?;
-        self.inner.background.wake();
+            .write(now, |tx, _| schedules::remove(tx, name))?;
+        self.changed(name, now);
         Ok(removed)
     }
 
@@ -534,7 +575,7 @@ fn scheduled_job(
 }
 
 fn not_found(name: &str) -> Error {
-    Error::invalid_argument("name", format!("no schedule named {name:?}"))
+    Error::ScheduleNotFound(name.to_owned())
 }
 
 fn check_spec(spec: &ScheduleSpec) -> Result<()> {

@@ -7,8 +7,8 @@ use serde_json::Value;
 use crate::clock::Timestamp;
 use crate::error::{Error, Result};
 use crate::model::{
-    sanitize_error, to_sql_glob, Actor, Job, JobFilter, JobId, JobStatus, KindCount, Patterns,
-    Priority,
+    sanitize_error, to_sql_glob, Actor, Job, JobFilter, JobId, JobProgressValue, JobStatus,
+    KindCount, Patterns, Priority,
 };
 
 /// The columns of a [`Job`], in the order [`job_from_row`] reads them. A macro, so
@@ -19,7 +19,8 @@ macro_rules! job_columns {
     () => {
         "id, kind, payload, status, priority, run_at, attempts, max_attempts, \
          lease_owner, lease_expires_at, cancel_requested, dedupe_key, last_error, result, \
-         parent_id, actor, created_at, updated_at, finished_at, started_at, timeout_ms"
+         parent_id, actor, created_at, updated_at, finished_at, started_at, timeout_ms, \
+         progress_done, progress_total"
     };
 }
 const JOB_COLUMNS: &str = job_columns!();
@@ -260,7 +261,8 @@ pub(crate) fn mark_running(
 ) -> Result<Job> {
     tx.prepare_cached(
         "UPDATE jobs SET status = 'running', lease_owner = ?2, lease_expires_at = ?3, \
-         attempts = attempts + 1, started_at = ?4, updated_at = ?4 \
+         attempts = attempts + 1, started_at = ?4, updated_at = ?4, \
+         progress_done = NULL, progress_total = NULL \
          WHERE id = ?1 AND status = 'queued'",
     )?
     .execute(params![id, worker, expires_at.as_millis(), now.as_millis()])?;
@@ -301,6 +303,29 @@ pub(crate) fn fenced(tx: &Transaction<'_>, fence: &Fence<'_>) -> Result<Option<A
             })
         })
         .optional()?)
+}
+
+/// Stores a running attempt's progress, fenced; returns whether the fence held.
+pub(crate) fn set_progress(
+    tx: &Transaction<'_>,
+    fence: &Fence<'_>,
+    done: u64,
+    total: Option<u64>,
+) -> Result<bool> {
+    let clamp = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+    Ok(tx
+        .prepare_cached(
+            "UPDATE jobs SET progress_done = ?4, progress_total = ?5 \
+             WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3",
+        )?
+        .execute(params![
+            fence.id.raw(),
+            fence.worker,
+            fence.attempt,
+            clamp(done),
+            total.map(clamp)
+        ])?
+        == 1)
 }
 
 /// Extends a lease; returns whether cancellation was asked for, or `None` when the
@@ -402,6 +427,71 @@ pub(crate) enum CancelFound {
     Requested,
     Finished(JobStatus),
     Missing,
+}
+
+/// What retrying a job found.
+pub(crate) enum RetryFound {
+    /// A failed job, queued again now; its kind and attempts.
+    Requeued(String, u32),
+    /// A queued job waiting out a backoff, due now; its kind and attempts.
+    Rescheduled(String, u32),
+    /// Already runnable; nothing changed.
+    AlreadyDue,
+    /// In a status it cannot be retried from.
+    Refused(JobStatus),
+    Missing,
+}
+
+/// Runs a job again now: a failed one goes back to the queue (with one attempt more
+/// than it has used, if it used them all), a queued one waiting out its backoff becomes
+/// runnable now.
+pub(crate) fn retry(tx: &Transaction<'_>, id: JobId, now: Timestamp) -> Result<RetryFound> {
+    let found: Option<(String, JobStatus, u32, i64)> = tx
+        .prepare_cached("SELECT kind, status, attempts, run_at FROM jobs WHERE id = ?1")?
+        .query_row([id.raw()], |r| {
+            Ok((r.get(0)?, status_from(r, 1)?, r.get(2)?, r.get(3)?))
+        })
+        .optional()?;
+    let Some((kind, status, attempts, run_at)) = found else {
+        return Ok(RetryFound::Missing);
+    };
+    match status {
+        JobStatus::Failed => {
+            tx.prepare_cached(
+                "UPDATE jobs SET status = 'queued', run_at = ?2, finished_at = NULL, \
+                 max_attempts = max(max_attempts, attempts + 1), updated_at = ?2 WHERE id = ?1",
+            )?
+            .execute(params![id.raw(), now.as_millis()])?;
+            Ok(RetryFound::Requeued(kind, attempts))
+        }
+        JobStatus::Queued if run_at > now.as_millis() => {
+            tx.prepare_cached("UPDATE jobs SET run_at = ?2, updated_at = ?2 WHERE id = ?1")?
+                .execute(params![id.raw(), now.as_millis()])?;
+            Ok(RetryFound::Rescheduled(kind, attempts))
+        }
+        JobStatus::Queued => Ok(RetryFound::AlreadyDue),
+        other => Ok(RetryFound::Refused(other)),
+    }
+}
+
+/// Deletes a finished job; returns its kind, or what it found instead.
+pub(crate) fn delete_finished(
+    tx: &Transaction<'_>,
+    id: JobId,
+) -> Result<std::result::Result<String, Option<JobStatus>>> {
+    let found: Option<(String, JobStatus)> = tx
+        .prepare_cached("SELECT kind, status FROM jobs WHERE id = ?1")?
+        .query_row([id.raw()], |r| Ok((r.get(0)?, status_from(r, 1)?)))
+        .optional()?;
+    match found {
+        None => Ok(Err(None)),
+        Some((kind, status)) if status.is_finished() => {
+            tx.prepare_cached("DELETE FROM jobs WHERE id = ?1")?
+                .execute([id.raw()])?;
+            Ok(Ok(kind))
+        }
+        Some((_, status)) => Ok(Err(Some(status))),
+    }
 }
 
 /// Cancels a queued job, or flags a running one.
@@ -640,6 +730,19 @@ fn job_from_row(r: &Row<'_>) -> rusqlite::Result<(Job, Option<Error>)> {
         finished_at: r.get::<_, Option<i64>>(18)?.map(Timestamp::from_millis),
         started_at: r.get::<_, Option<i64>>(19)?.map(Timestamp::from_millis),
         timeout_ms: r.get::<_, Option<i64>>(20)?.map(|ms| ms.max(0) as u64),
+        progress: r
+            .get::<_, Option<i64>>(21)?
+            .map(|done| JobProgressValue {
+                done: done.max(0) as u64,
+                total: None,
+            })
+            .map(|mut progress| -> rusqlite::Result<_> {
+                progress.total = r
+                    .get::<_, Option<i64>>(22)?
+                    .map(|total| total.max(0) as u64);
+                Ok(progress)
+            })
+            .transpose()?,
         unreadable: unreadable
             .as_ref()
             .map(|error| sanitize_error(&error.to_string())),

@@ -151,6 +151,12 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ALTER TABLE jobs ADD COLUMN started_at INTEGER;
     ALTER TABLE jobs ADD COLUMN timeout_ms INTEGER CHECK (timeout_ms IS NULL OR timeout_ms > 0);
     "#,
+    // 6: the latest progress of a durable job's current attempt, written at most once
+    // a second while it runs, so that a window opened mid-job shows where it is.
+    r#"
+    ALTER TABLE jobs ADD COLUMN progress_done INTEGER;
+    ALTER TABLE jobs ADD COLUMN progress_total INTEGER;
+    "#,
 ];
 
 /// The schema version this build writes and reads.

@@ -1,0 +1,115 @@
+//! A durable handler's progress: events throttled like a local job's (about one a
+//! percent), and the latest figures stored with the job at most once a second, so a
+//! window opened mid-job shows where it is.
+
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::bus::{EventBus, JobProgress};
+use crate::clock::{duration_millis, Clock};
+use crate::model::{percent, JobId, Timestamp};
+use crate::progress::Throttle;
+
+/// The least time between two writes of one attempt's progress to `raw.db`.
+pub const PROGRESS_STORE_INTERVAL: Duration = Duration::from_secs(1);
+
+/// One running attempt's progress.
+pub(crate) struct AttemptProgress {
+    id: JobId,
+    kind: String,
+    attempt: u32,
+    bus: EventBus,
+    clock: Arc<dyn Clock>,
+    throttle: Throttle,
+    // Relaxed: each flag is read on its own; a race stores one report late, never
+    // loses the last one (it stays dirty).
+    dirty: AtomicBool,
+    stored_at: AtomicI64,
+    // Asks the runner's thread for a round, which stores what is due.
+    wake: Arc<dyn Fn() + Send + Sync>,
+}
+
+impl std::fmt::Debug for AttemptProgress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AttemptProgress")
+            .field("id", &self.id)
+            .field("current", &self.throttle.current())
+            .finish()
+    }
+}
+
+impl AttemptProgress {
+    pub(crate) fn new(
+        id: JobId,
+        kind: String,
+        attempt: u32,
+        bus: EventBus,
+        clock: Arc<dyn Clock>,
+        wake: Arc<dyn Fn() + Send + Sync>,
+    ) -> Self {
+        AttemptProgress {
+            id,
+            kind,
+            attempt,
+            bus,
+            throttle: Throttle::new(clock.clone()),
+            clock,
+            dirty: AtomicBool::new(false),
+            stored_at: AtomicI64::new(i64::MIN),
+            wake,
+        }
+    }
+
+    /// A report from the handler: published when the throttle lets it, stored by the
+    /// runner's next round once a second has passed since the last store.
+    pub(crate) fn report(&self, done: u64, total: Option<u64>) {
+        if self.throttle.report(done, total) {
+            self.publish(done, total);
+        }
+        self.dirty.store(true, Ordering::Relaxed);
+        if self.store_due_at().is_some_and(|at| at <= self.clock.now()) {
+            (self.wake)();
+        }
+    }
+
+    /// When the latest report should be stored, if it has not been.
+    pub(crate) fn store_due_at(&self) -> Option<Timestamp> {
+        self.dirty.load(Ordering::Relaxed).then(|| {
+            Timestamp::from_millis(
+                self.stored_at
+                    .load(Ordering::Relaxed)
+                    .saturating_add(duration_millis(PROGRESS_STORE_INTERVAL)),
+            )
+        })
+    }
+
+    /// The figures to store now, if a store is due at `now`; marks them stored.
+    pub(crate) fn take_due(&self, now: Timestamp) -> Option<(u64, Option<u64>)> {
+        if self.store_due_at()? > now {
+            return None;
+        }
+        self.dirty.store(false, Ordering::Relaxed);
+        self.stored_at.store(now.as_millis(), Ordering::Relaxed);
+        Some(self.throttle.current())
+    }
+
+    /// Publishes the last report if the throttle held it back: when the attempt ends.
+    pub(crate) fn finish(&self) {
+        if let Some((done, total)) = self.throttle.held_back() {
+            self.publish(done, total);
+        }
+    }
+
+    fn publish(&self, done: u64, total: Option<u64>) {
+        self.bus.publish(JobProgress {
+            id: self.id,
+            kind: self.kind.clone(),
+            attempt: self.attempt,
+            done,
+            total,
+            percent: total.map(|total| percent(done, total)),
+            at: self.clock.now(),
+        });
+    }
+}
