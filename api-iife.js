@@ -328,6 +328,29 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
         /**  Deletes finished durable jobs older than `olderThanMs`. */
         pruneJobs: (olderThanMs) => typedError(invoke("plugin:jobs|prune_jobs", { olderThanMs })),
         /**
+         *  Runs a durable job again now: a failed one goes back to the queue, a queued one
+         *  waiting out its backoff becomes runnable at once. A running, succeeded or cancelled
+         *  job is refused, naming its status.
+         */
+        retryJob: (id) => typedError(invoke("plugin:jobs|retry_job", { id })),
+        /**  Deletes a finished durable job. A queued or running one is refused: cancel it first. */
+        deleteJob: (id) => typedError(invoke("plugin:jobs|delete_job", { id })),
+        /**  Pauses a job kind: claims in every process skip it until it is resumed. */
+        pauseKind: (kind) => typedError(invoke("plugin:jobs|pause_kind", { kind })),
+        /**  Resumes a paused job kind. */
+        resumeKind: (kind) => typedError(invoke("plugin:jobs|resume_kind", { kind })),
+        /**  The job kinds paused now (in every process). */
+        pausedKinds: () => typedError(invoke("plugin:jobs|paused_kinds")),
+        /**
+         *  Runs a schedule's job now, without moving its next run; returns the job (or the
+         *  one holding its dedupe key).
+         */
+        runScheduleNow: (name) => typedError(invoke("plugin:jobs|run_schedule_now", { name })),
+        /**  Pauses a schedule: it does not run until resumed. */
+        pauseSchedule: (name) => typedError(invoke("plugin:jobs|pause_schedule", { name })),
+        /**  Resumes a paused schedule, from its first slot after now. */
+        resumeSchedule: (name) => typedError(invoke("plugin:jobs|resume_schedule", { name })),
+        /**
          *  Enqueues a durable job on behalf of an external agent: as [`enqueue`], with the
          *  actor `agent`.
          */
@@ -337,8 +360,8 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
          *  caps, fencing and at-least-once hold exactly as for internal workers.
          */
         agentClaim: (request) => typedError(invoke("plugin:jobs|agent_claim", { request })),
-        /**  Renews an agent's lease. */
-        agentHeartbeat: (lease) => typedError(invoke("plugin:jobs|agent_heartbeat", { lease })),
+        /**  Renews an agent's lease; with `progress`, stores and publishes how far it is. */
+        agentHeartbeat: (lease, progress) => typedError(invoke("plugin:jobs|agent_heartbeat", { lease, progress })),
         /**  Records an agent's success; the result is checked against the kind's schema. */
         agentComplete: (lease, result) => typedError(invoke("plugin:jobs|agent_complete", { lease, result })),
         /**  Records an agent's failed attempt. */
@@ -464,6 +487,39 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     async function listSchedules() {
         return unwrap(await commands.listSchedules());
     }
+    /** The job kinds paused now, in every process. */
+    async function pausedKinds() {
+        return unwrap(await commands.pausedKinds());
+    }
+    // ===== admin actions (`jobs:admin`) =====
+    /** Runs a failed job again now, or one waiting out its backoff. */
+    async function retryJob(id) {
+        return unwrap(await commands.retryJob(id));
+    }
+    /** Deletes a finished job. */
+    async function deleteJob(id) {
+        unwrap(await commands.deleteJob(id));
+    }
+    /** Pauses a job kind: no process claims it until it is resumed. */
+    async function pauseKind(kind) {
+        unwrap(await commands.pauseKind(kind));
+    }
+    /** Resumes a paused job kind. */
+    async function resumeKind(kind) {
+        unwrap(await commands.resumeKind(kind));
+    }
+    /** Runs a schedule's job now, without moving its next run. */
+    async function runScheduleNow(name) {
+        return unwrap(await commands.runScheduleNow(name));
+    }
+    /** Pauses a schedule. */
+    async function pauseSchedule(name) {
+        return unwrap(await commands.pauseSchedule(name));
+    }
+    /** Resumes a paused schedule, from its first slot after now. */
+    async function resumeSchedule(name) {
+        return unwrap(await commands.resumeSchedule(name));
+    }
     /** Removes everything stored for an account and stops its syncs (`jobs:data-removal`). */
     async function disconnectAccount(connector, account) {
         return unwrap(await commands.disconnectAccount(connector, account));
@@ -481,9 +537,9 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     async function agentClaim(request) {
         return unwrap(await commands.agentClaim({ limits: null, leaseMs: null, maxJobs: null, ...request }));
     }
-    /** Renews an agent's lease; stop and report `cancelled` when it says so. */
-    async function agentHeartbeat(lease) {
-        return unwrap(await commands.agentHeartbeat(lease));
+    /** Renews an agent's lease, with its progress if given; stop and report `cancelled` when it says so. */
+    async function agentHeartbeat(lease, progress = null) {
+        return unwrap(await commands.agentHeartbeat(lease, progress));
     }
     /** Records an agent's success; the result is checked against the kind's schema. */
     async function agentComplete(lease, result = null) {
@@ -522,6 +578,10 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     /** Durable job state changes. */
     function onJobState(handler) {
         return onType("jobStateChanged", handler);
+    }
+    /** Durable job progress, about one event per percent. */
+    function onDurableProgress(handler) {
+        return onType("jobProgress", handler);
     }
     /** Local job progress, about one event per percent. */
     function onJobProgress(handler) {
@@ -576,6 +636,89 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
             unlisten();
         }
     }
+    const FINISHED = ["succeeded", "failed", "cancelled"];
+    /** What a finished job gave: its result, or a `JobsError` for a failure or a cancel. */
+    function outcome(job) {
+        if (job.status === "succeeded") {
+            return job.result;
+        }
+        if (job.status === "cancelled") {
+            throw new JobsError("cancelled", `job ${job.id} was cancelled`);
+        }
+        throw new JobsError("jobFailed", `job ${job.id} failed: ${job.lastError ?? "no error recorded"}`);
+    }
+    function percentOf(progress) {
+        if (progress.total === null)
+            return null;
+        return progress.total === 0 ? 100 : Math.floor((Math.min(progress.done, progress.total) * 100) / progress.total);
+    }
+    /**
+     * Follows a durable job to its end, whoever runs it: resolves with its result, or
+     * rejects with a `JobsError` (`jobFailed`, `cancelled`, `notFound`). Progress comes
+     * from the job's events, starting from what the job last stored (a window opened
+     * mid-job shows the bar where it is). The job is read after the listener is in place,
+     * so an end that came before is not missed. When `signal` fires, the job is cancelled
+     * and the promise settles at once: `cancelled`, unless the job had already finished.
+     */
+    async function watchJob(id, options = {}) {
+        const { onProgress = () => { }, signal } = options;
+        let wake = () => { };
+        const woken = new Promise((resolve) => {
+            wake = resolve;
+        });
+        const unlisten = await onJobsEvent((event) => {
+            if (event.type === "jobProgress" && event.id === id) {
+                onProgress(event.percent, event.done, event.total);
+            }
+            else if ((event.type === "jobStateChanged" && event.id === id && FINISHED.includes(event.to)) ||
+                (event.type === "jobDeleted" && event.id === id)) {
+                wake();
+            }
+        });
+        let aborted = false;
+        const abort = () => {
+            aborted = true;
+            // Woken once the request is stored, so the job read next shows it.
+            cancel(id).then(wake, wake);
+        };
+        signal?.addEventListener("abort", abort);
+        try {
+            if (signal?.aborted)
+                abort();
+            let job = await getJob(id);
+            if (job === null)
+                throw new JobsError("notFound", `no job ${id}`);
+            if (job.progress !== null && !FINISHED.includes(job.status)) {
+                onProgress(percentOf(job.progress), job.progress.done, job.progress.total);
+            }
+            if (!FINISHED.includes(job.status)) {
+                await woken;
+                job = await getJob(id);
+                if (job === null)
+                    throw new JobsError("notFound", `job ${id} is gone`);
+                if (aborted && !FINISHED.includes(job.status)) {
+                    throw new JobsError("cancelled", `job ${id} was cancelled; it stops when its handler notices`);
+                }
+            }
+            return outcome(job);
+        }
+        finally {
+            signal?.removeEventListener("abort", abort);
+            unlisten();
+        }
+    }
+    /**
+     * Enqueues a durable job for the user and follows it to its end (see
+     * {@link watchJob}): `enqueueAndWait("export", { path }, { onProgress, signal })`.
+     * With a signal that already fired, nothing is enqueued.
+     */
+    async function enqueueAndWait(kind, payload, options = {}) {
+        const { onProgress, signal, ...enqueueOptions } = options;
+        if (signal?.aborted)
+            throw new JobsError("cancelled", "aborted before it was enqueued");
+        const { id } = await enqueue(kind, payload, enqueueOptions);
+        return watchJob(id, { onProgress, signal });
+    }
     /**
      * Passes the browser's `online`/`offline` events to the plugin as a hint (coming
      * online retries offline syncs at once). Returns a function that stops it.
@@ -599,8 +742,10 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     exports.agentHeartbeat = agentHeartbeat;
     exports.cancel = cancel;
     exports.commands = commands;
+    exports.deleteJob = deleteJob;
     exports.disconnectAccount = disconnectAccount;
     exports.enqueue = enqueue;
+    exports.enqueueAndWait = enqueueAndWait;
     exports.events = events;
     exports.getJob = getJob;
     exports.getLocalJob = getLocalJob;
@@ -609,6 +754,7 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     exports.listLocalJobs = listLocalJobs;
     exports.listSchedules = listSchedules;
     exports.networkHint = networkHint;
+    exports.onDurableProgress = onDurableProgress;
     exports.onHealth = onHealth;
     exports.onJobProgress = onJobProgress;
     exports.onJobState = onJobState;
@@ -617,12 +763,20 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     exports.onResync = onResync;
     exports.onSyncFinished = onSyncFinished;
     exports.onSyncProgress = onSyncProgress;
+    exports.pauseKind = pauseKind;
+    exports.pauseSchedule = pauseSchedule;
+    exports.pausedKinds = pausedKinds;
     exports.pruneJobs = pruneJobs;
+    exports.resumeKind = resumeKind;
+    exports.resumeSchedule = resumeSchedule;
+    exports.retryJob = retryJob;
+    exports.runScheduleNow = runScheduleNow;
     exports.spawnAwaitable = spawnAwaitable;
     exports.spawnLocal = spawnLocal;
     exports.syncIfDue = syncIfDue;
     exports.syncNow = syncNow;
     exports.syncStatus = syncStatus;
+    exports.watchJob = watchJob;
     exports.watchLocalJob = watchLocalJob;
     exports.wireNetworkHint = wireNetworkHint;
 
