@@ -220,7 +220,7 @@ export type ErrorCode =
 "database" | 
 /**  `config.toml` is wrong. */
 "config" | 
-/**  A file could not be read or created. */
+/**  A file could not be read or created, or the system refused a watch. */
 "io" | 
 /**  A job failed (a local job's body, or a durable job a wrapper waited for). */
 "jobFailed" | 

@@ -25,6 +25,7 @@ use crate::model::{JobId, JobStatus};
 use crate::random::RandomSource;
 use crate::store::jobs::Change;
 use crate::store::{Store, StoreOptions};
+use crate::watch::WalWatch;
 
 /// What a write transaction changed, to publish once it is committed.
 pub(crate) type Changes = Vec<Change>;
@@ -36,9 +37,27 @@ pub(crate) enum Notice {
     Runnable,
     /// Cancellation of a running job was asked for through this handle.
     CancelRequested(JobId),
+    /// The file's write-ahead log was written, by this process or another one (while
+    /// someone [wants](Db::want_writes) to hear of it).
+    Written,
 }
 
 type Hook = Box<dyn Fn(Notice) -> bool + Send + Sync>;
+// Mutex: hooks are added rarely and called from the committing thread (or the file
+// watch's); each stays while it returns `true`. Shared with the watch, which holds no
+// reference to the handle itself.
+type Hooks = Arc<Mutex<Vec<Hook>>>;
+
+/// The watch on the file's log, and who wants it on.
+#[derive(Default)]
+struct Watching {
+    watch: Option<WalWatch>,
+    // Set when the platform refused a watch: polling only, and no more tries.
+    refused: bool,
+    wants: usize,
+    // Whether `Queue::watch_other_processes` holds a want for good.
+    forever: bool,
+}
 
 /// A handle on one `raw.db`. Cheap to clone; clones share the connection.
 #[derive(Clone)]
@@ -54,9 +73,9 @@ struct Inner {
     random: Arc<dyn RandomSource>,
     bus: EventBus,
     kinds: Kinds,
-    // Mutex: hooks are added rarely and called from the committing thread; each stays
-    // while it returns `true`.
-    hooks: Mutex<Vec<Hook>>,
+    hooks: Hooks,
+    // Mutex: changed when a runner goes idle or busy, never on a hot path.
+    watching: Mutex<Watching>,
 }
 
 impl std::fmt::Debug for Db {
@@ -86,7 +105,8 @@ impl Db {
                 random,
                 bus,
                 kinds,
-                hooks: Mutex::new(Vec::new()),
+                hooks: Arc::new(Mutex::new(Vec::new())),
+                watching: Mutex::new(Watching::default()),
             }),
         })
     }
@@ -175,6 +195,71 @@ impl Db {
 
     /// Tells every subscriber.
     pub(crate) fn notify(&self, notice: Notice) {
-        lock(&self.inner.hooks).retain(|hook| hook(notice));
+        tell(&self.inner.hooks, notice);
     }
+
+    /// Takes (`true`) or gives back (`false`) a want for [`Notice::Written`]: the log
+    /// is watched while anyone wants it. A runner wants it while idle only, since a
+    /// busy one sees other processes' jobs at its next round anyway, and each write
+    /// it makes itself would wake the watch's thread. Returns whether the watch is on;
+    /// where the platform refuses one it logs why once, and callers keep polling.
+    pub(crate) fn want_writes(&self, want: bool) -> bool {
+        let mut watching = lock(&self.inner.watching);
+        if want {
+            watching.wants += 1;
+        } else {
+            watching.wants = watching.wants.saturating_sub(1);
+        }
+        self.apply(&mut watching)
+    }
+
+    /// A want that is never given back (once per handle). Returns whether the watch is on.
+    pub(crate) fn want_writes_forever(&self) -> bool {
+        let mut watching = lock(&self.inner.watching);
+        if !watching.forever {
+            watching.forever = true;
+            watching.wants += 1;
+        }
+        self.apply(&mut watching)
+    }
+
+    /// Turns the watch on or off to match the wants.
+    fn apply(&self, watching: &mut Watching) -> bool {
+        let on = watching.wants > 0;
+        if watching.refused {
+            return false;
+        }
+        if on && watching.watch.is_none() {
+            let hooks = self.inner.hooks.clone();
+            match WalWatch::new(&self.inner.path, move || tell(&hooks, Notice::Written)) {
+                Ok(watch) => watching.watch = Some(watch),
+                Err(error) => return self.refused(watching, &error),
+            }
+        }
+        if let Some(watch) = watching.watch.as_mut() {
+            if let Err(error) = watch.set_active(on) {
+                return self.refused(watching, &error);
+            }
+        }
+        on
+    }
+
+    fn refused(&self, watching: &mut Watching, error: &notify::Error) -> bool {
+        tracing::warn!(%error, path = %self.inner.path.display(),
+            "cannot watch the database for other processes' writes; polling instead");
+        watching.refused = true;
+        watching.watch = None;
+        false
+    }
+
+    /// SQLite's `data_version` on this handle's connection: it changes when another
+    /// connection (another process, or another handle on the file) commits, never for
+    /// this handle's own writes. Cheap: no transaction, no lock on the file.
+    pub(crate) fn data_version(&self) -> Result<i64> {
+        self.read(|conn| Ok(conn.query_row("PRAGMA data_version", [], |row| row.get(0))?))
+    }
+}
+
+fn tell(hooks: &Mutex<Vec<Hook>>, notice: Notice) {
+    lock(hooks).retain(|hook| hook(notice));
 }

@@ -164,6 +164,9 @@ pub enum Error {
         /// The cause.
         source: std::io::Error,
     },
+    /// The operating system refused to report network changes.
+    #[error("cannot watch network interfaces: {0}")]
+    NetworkWatch(String),
 }
 
 impl Error {

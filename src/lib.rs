@@ -12,7 +12,7 @@
 //!
 //! ```text
 //! model
-//! locks panics random json tempdir
+//! locks panics random json tempdir watch
 //! clock error backoff
 //! kinds bus health progress
 //! store
@@ -33,7 +33,8 @@
 //!   fake clock instead of sleeping), `json` (typed functions behind JSON), the crate's
 //!   [`Error`], `backoff` (one exponential backoff in the two jitter modes; its
 //!   [`RetryPolicy`](queue::RetryPolicy) is re-exported by [`queue`]), `kinds` (what the
-//!   queue knows about a kind: [`Schema`](queue::Schema), [`KindSpec`](queue::KindSpec)).
+//!   queue knows about a kind: [`Schema`](queue::Schema), [`KindSpec`](queue::KindSpec)),
+//!   `watch` (a wake-up when any process writes `raw.db`'s write-ahead log).
 //! - [`bus`]: typed events, with handlers that never miss one and bounded streams that
 //!   drop the oldest; [`health`] re-exports the health model it carries; `progress`
 //!   throttles progress reports to about one event a percent.
@@ -84,6 +85,7 @@ mod locks;
 mod panics;
 pub mod random;
 mod tempdir;
+mod watch;
 
 mod backoff;
 pub mod clock;

@@ -36,7 +36,7 @@ pub enum ErrorCode {
     Database,
     /// `config.toml` is wrong.
     Config,
-    /// A file could not be read or created.
+    /// A file could not be read or created, or the system refused a watch.
     Io,
     /// A job failed (a local job's body, or a durable job a wrapper waited for).
     JobFailed,
@@ -121,7 +121,7 @@ impl From<Error> for CommandError {
             }
             Error::Foreign { .. } => ErrorCode::Foreign,
             Error::Config { .. } => ErrorCode::Config,
-            Error::Io { .. } => ErrorCode::Io,
+            Error::Io { .. } | Error::NetworkWatch(_) => ErrorCode::Io,
             _ => ErrorCode::Database,
         };
         CommandError::new(code, error.to_string())

@@ -4,7 +4,7 @@
 //! In `setup` the plugin opens `raw.db` (the app's data directory by default) and
 //! reads `config.toml` (the app's config directory by default), starts the runner,
 //! the scheduler and the sync engine, forwards bus events to the webview, and watches
-//! window focus and waking from sleep. On app exit it stops them, letting running
+//! window focus, waking from sleep and the network coming back. On app exit it stops them, letting running
 //! jobs finish for a grace period. There is no business logic here.
 
 pub mod commands;
@@ -16,7 +16,7 @@ mod triggers;
 
 use std::future::Future;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
@@ -32,10 +32,11 @@ pub use scope::{Scope, ScopeEntry};
 use crate::bus::EventBus;
 use crate::config::Config;
 use crate::local::{BoxError, LocalJobContext, LocalJobs, LocalKinds};
+use crate::locks::lock;
 use crate::queue::{Queue, QueueOptions};
 use crate::runner::{Handler, Runner, RunnerSettings};
 use crate::scheduler::{ScheduleSpec, Scheduler};
-use crate::sync::{SyncEngine, SyncPolicy, SyncSource, SyncTarget};
+use crate::sync::{NetworkWatch, SyncEngine, SyncPolicy, SyncSource, SyncTarget, NETWORK_DEBOUNCE};
 
 /// The plugin's name: commands are `plugin:jobs|<command>`.
 pub const PLUGIN_NAME: &str = "jobs";
@@ -144,6 +145,8 @@ pub struct Jobs {
     pub(crate) local_kinds: LocalKinds,
     grace: Duration,
     stop: CancellationToken,
+    // Mutex: set once at start, taken at shutdown.
+    network: Mutex<Option<NetworkWatch>>,
 }
 
 impl std::fmt::Debug for Jobs {
@@ -197,6 +200,7 @@ impl Jobs {
         }
         self.scheduler.stop().await;
         self.sync.stop().await;
+        drop(lock(&self.network).take());
     }
 }
 
@@ -244,6 +248,7 @@ pub struct Builder {
     database: Option<PathBuf>,
     config: Option<PathBuf>,
     grace: Option<Duration>,
+    ignore_network: bool,
 }
 
 impl Builder {
@@ -326,6 +331,15 @@ impl Builder {
         self
     }
 
+    /// Turns off the native network watch. By default the plugin watches the
+    /// machine's network interfaces and, when connectivity comes back, retries offline
+    /// sync targets at once (see [`SyncEngine::watch_network`]); the webview's
+    /// `online` hint works either way.
+    pub fn without_network_watch(mut self) -> Self {
+        self.ignore_network = true;
+        self
+    }
+
     /// The plugin.
     pub fn build<R: Runtime>(self) -> TauriPlugin<R> {
         let mut setup = Some(self);
@@ -405,12 +419,22 @@ impl Builder {
             local_kinds: self.local_kinds,
             grace: self.grace.unwrap_or(Duration::from_secs(5)),
             stop: CancellationToken::new(),
+            network: Mutex::new(None),
         };
-        tauri::async_runtime::block_on(async move {
+        let watch_network = !self.ignore_network;
+        let network = tauri::async_runtime::block_on(async move {
             runner.start();
             scheduler.start();
+            let network = watch_network.then(|| sync.watch_network(NETWORK_DEBOUNCE));
             sync.start();
+            network
         });
+        match network {
+            Some(Ok(watch)) => *lock(&jobs.network) = Some(watch),
+            // A machine that will not say: the webview's hint and the retries remain.
+            Some(Err(error)) => tracing::warn!(%error, "no native network trigger"),
+            None => {}
+        }
         Ok(jobs)
     }
 }

@@ -1,5 +1,6 @@
-//! Automatic sync triggers: window focus and waking from sleep. (The network hint
-//! comes from the webview through a command.)
+//! Automatic sync triggers: window focus and waking from sleep. (The network is
+//! watched by [`SyncEngine::watch_network`], with the webview's hint as a fallback
+//! through a command.)
 
 use std::time::{Duration, Instant};
 

@@ -139,17 +139,29 @@ impl Queue {
     }
 
     /// A receiver that changes whenever jobs may have become runnable through this
-    /// handle (enqueued, retried, released, requeued after an expired lease).
+    /// handle (enqueued, retried, released, requeued after an expired lease) and, once
+    /// [`watch_other_processes`](Queue::watch_other_processes) runs, whenever any
+    /// process writes the file.
     #[must_use]
     pub fn wake_ups(&self) -> watch::Receiver<u64> {
         let (sender, receiver) = watch::channel(0u64);
         self.db().subscribe(move |notice| {
-            if notice == Notice::Runnable {
+            if matches!(notice, Notice::Runnable | Notice::Written) {
                 sender.send_modify(|count| *count = count.wrapping_add(1));
             }
             !sender.is_closed()
         });
         receiver
+    }
+
+    /// Watches `raw.db`'s write-ahead log for writes by other processes (an agent, a
+    /// second app instance, a CLI), so that [`wake_ups`](Queue::wake_ups) and a
+    /// [`Runner`](crate::runner::Runner) started on this handle hear of their jobs at
+    /// once instead of at the next poll. A started runner does this itself. Returns
+    /// whether the watch runs: where the platform refuses one (no inotify instances
+    /// left, a network file system), polling goes on as before and the reason is logged.
+    pub fn watch_other_processes(&self) -> bool {
+        self.db().want_writes_forever()
     }
 
     /// A receiver of the ids of running jobs whose cancellation was asked for through

@@ -43,6 +43,7 @@ use tokio_util::sync::CancellationToken;
 pub use handler::{Handler, JobContext, JobError};
 pub use progress::PROGRESS_STORE_INTERVAL;
 pub use settings::{Ran, RunnerSettings};
+pub use thread::WATCH_AFTER_IDLE;
 
 use crate::clock::Timestamp;
 use crate::db::Notice;
@@ -76,6 +77,9 @@ enum Signal {
     Done(Lease, Option<Outcome>),
     /// Jobs may be runnable: run a round.
     Wake,
+    /// The file's write-ahead log was written, perhaps by another process: run a round
+    /// if another connection committed.
+    Written,
     /// Cancellation of a job was asked for through this queue handle.
     Cancel(JobId),
     /// Leave the loop.
@@ -102,6 +106,8 @@ struct Inner {
     last_prune: AtomicI64,
     // Set while a Wake is in the inbox; the thread clears it when it takes one.
     wake_pending: Arc<AtomicBool>,
+    // The same for Written.
+    written_pending: Arc<AtomicBool>,
     // Sends a coalesced Wake; for what asks for a round from outside (progress).
     wake: Arc<dyn Fn() -> bool + Send + Sync>,
     // What ended while drain() runs; `None` otherwise, so a started runner keeps none.
@@ -186,15 +192,22 @@ impl Runner {
                 pending.swap(true, Ordering::AcqRel) || signals.send(Signal::Wake).is_ok()
             })
         };
-        // Notices come from the committing thread.
+        let written_pending = Arc::new(AtomicBool::new(false));
+        // Notices come from the committing thread, or the file watch's.
         {
             let (signals, stopping, wake) = (signals.clone(), stopping.clone(), wake.clone());
+            let written = written_pending.clone();
             queue.db().subscribe(move |notice| {
                 if stopping.is_cancelled() {
                     return false;
                 }
                 match notice {
                     Notice::Runnable => wake(),
+                    // Coalesced like Wake (one write makes several events).
+                    Notice::Written => {
+                        written.swap(true, Ordering::AcqRel)
+                            || signals.send(Signal::Written).is_ok()
+                    }
                     Notice::CancelRequested(id) => signals.send(Signal::Cancel(id)).is_ok(),
                 }
             });
@@ -216,6 +229,7 @@ impl Runner {
                 last_prune: AtomicI64::new(i64::MIN),
                 reports: Mutex::new(None),
                 wake_pending,
+                written_pending,
                 wake,
             }),
         })

@@ -3,15 +3,119 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::runtime::Handle;
 
 use super::{Interrupt, Runner, Signal};
+use crate::db::Db;
 use crate::error::Result;
 use crate::locks::lock;
 use crate::model::JobId;
 use crate::queue::{Lease, Outcome};
+
+/// After a write to the file's log that showed no other connection's commit, when to
+/// look again: SQLite appends a commit's frames to the log before it publishes the
+/// commit in the shared index, so the first look can come a little early. Each is
+/// one `PRAGMA data_version`, no transaction.
+const WRITE_RECHECKS: [Duration; 2] = [Duration::from_millis(2), Duration::from_millis(20)];
+
+/// How long the runner must have been idle (no attempt started or ended) before it
+/// watches the file's log. While busy it looks at the queue after every batch anyway,
+/// and a watch would wake on each of its own commits.
+pub const WATCH_AFTER_IDLE: Duration = Duration::from_millis(20);
+
+/// What the runner's thread knows of other processes' writes.
+struct Others {
+    // SQLite's data_version as last seen: it moves only for other connections' commits.
+    version: Option<i64>,
+    rechecks: std::slice::Iter<'static, Duration>,
+    recheck_at: Option<Instant>,
+    // Whether this runner holds a want on the log watch.
+    watching: bool,
+    busy_at: Option<Instant>,
+}
+
+impl Others {
+    fn new(version: Option<i64>) -> Self {
+        Others {
+            version,
+            rechecks: WRITE_RECHECKS.iter(),
+            recheck_at: None,
+            watching: false,
+            busy_at: None,
+        }
+    }
+
+    /// A round did work: no watch needed until it has been quiet a while.
+    fn busy(&mut self, db: &Db) {
+        self.busy_at = Some(Instant::now());
+        if std::mem::take(&mut self.watching) {
+            db.want_writes(false);
+        }
+    }
+
+    /// Turns the watch on once the runner has been idle long enough; returns whether
+    /// it just did (the caller then looks for commits made while it was off).
+    fn watch_if_quiet(&mut self, db: &Db) -> bool {
+        if self.watching
+            || self
+                .busy_at
+                .is_some_and(|at| at.elapsed() < WATCH_AFTER_IDLE)
+        {
+            return false;
+        }
+        self.watching = true;
+        db.want_writes(true);
+        true
+    }
+
+    /// The next moment the thread must look: a recheck, or the end of a busy spell.
+    fn deadline(&self) -> Option<Instant> {
+        let quiet = (!self.watching)
+            .then(|| self.busy_at.map(|at| at + WATCH_AFTER_IDLE))
+            .flatten();
+        match (self.recheck_at, quiet) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The wait ended with no signal: a due recheck looks at `data_version` only;
+    /// anything else (the poll, a lease renewal, a due job) asks for a round.
+    fn timed_out(&mut self, db: &Db) -> bool {
+        match self.recheck_at {
+            Some(at) if at <= Instant::now() => self.committed(db),
+            _ => true,
+        }
+    }
+
+    /// The log was written: whether another connection committed (then a round).
+    fn written(&mut self, db: &Db) -> bool {
+        self.rechecks = WRITE_RECHECKS.iter();
+        self.committed(db)
+    }
+
+    /// Whether another connection committed since the last look. When not, after a
+    /// write, that commit may not be visible yet: the next recheck is set.
+    fn committed(&mut self, db: &Db) -> bool {
+        let now = db.data_version().ok();
+        if now.is_none() || now != self.version {
+            self.version = now;
+            self.recheck_at = None;
+            return true;
+        }
+        self.recheck_at = self.rechecks.next().map(|delay| Instant::now() + *delay);
+        false
+    }
+
+    /// The loop ends: give the want back.
+    fn release(&mut self, db: &Db) {
+        if std::mem::take(&mut self.watching) {
+            db.want_writes(false);
+        }
+    }
+}
 
 impl Runner {
     /// Starts the runner's thread; handlers run on the current tokio runtime.
@@ -37,36 +141,68 @@ impl Runner {
     }
 
     pub(super) fn run_loop(&self) {
+        let db = self.inner.queue.db().clone();
+        let mut others = Others::new(db.data_version().ok());
         let mut batch = Vec::new();
+        let mut claim = true;
         loop {
             // After a failed round (a full disk, a file locked past the busy deadline),
             // the next one waits for the poll interval or a signal, never less.
-            let (saturated, failed) = match self.round(std::mem::take(&mut batch)) {
-                Ok(saturated) => (saturated, false),
-                Err(error) => {
-                    tracing::warn!(%error, "runner round failed; trying again after the poll interval");
-                    (false, true)
+            let (saturated, failed) = if claim {
+                match self.round(std::mem::take(&mut batch)) {
+                    Ok((saturated, worked)) => {
+                        if worked {
+                            others.busy(&db);
+                        }
+                        (saturated, false)
+                    }
+                    Err(error) => {
+                        tracing::warn!(%error, "runner round failed; trying again after the poll interval");
+                        (false, true)
+                    }
                 }
+            } else {
+                (
+                    self.running() >= self.inner.settings.workers as usize,
+                    false,
+                )
             };
             let inbox = lock(&self.inner.inbox);
             // Work already waiting (often a handler that finished during its first
             // poll) needs no wait, nor the query that works out how long to wait.
             let first = match inbox.try_recv() {
                 Ok(signal) => signal,
-                Err(TryRecvError::Disconnected) => return,
-                Err(TryRecvError::Empty) => match inbox.recv_timeout(if failed {
-                    self.inner.settings.poll_interval
-                } else {
-                    self.next_wait(saturated)
-                }) {
-                    Ok(signal) => signal,
-                    Err(RecvTimeoutError::Timeout) => continue,
-                    Err(RecvTimeoutError::Disconnected) => return,
-                },
+                Err(TryRecvError::Disconnected) => return others.release(&db),
+                Err(TryRecvError::Empty) => {
+                    // Quiet for a while: watch the log, after a look for what other
+                    // processes committed while it was off.
+                    if others.watch_if_quiet(&db) && others.committed(&db) {
+                        claim = true;
+                        continue;
+                    }
+                    let mut wait = if failed {
+                        self.inner.settings.poll_interval
+                    } else {
+                        self.next_wait(saturated)
+                    };
+                    if let Some(at) = others.deadline() {
+                        wait = wait.min(at.saturating_duration_since(Instant::now()));
+                    }
+                    match inbox.recv_timeout(wait) {
+                        Ok(signal) => signal,
+                        Err(RecvTimeoutError::Timeout) => {
+                            claim = others.timed_out(&db);
+                            continue;
+                        }
+                        Err(RecvTimeoutError::Disconnected) => return others.release(&db),
+                    }
+                }
             };
             // Take everything that is waiting: several outcomes make one transaction.
             let mut stop = false;
+            let mut only_written = true;
             for signal in std::iter::once(first).chain(inbox.try_iter()) {
+                only_written &= matches!(signal, Signal::Written);
                 stop |= self.sort(signal, &mut batch);
             }
             if stop {
@@ -74,8 +210,10 @@ impl Runner {
                 if let Err(error) = self.settle(batch, false) {
                     tracing::warn!(%error, "could not record finished jobs at stop");
                 }
-                return;
+                return others.release(&db);
             }
+            // A write to the log alone: this process's own (nothing to do) or another's.
+            claim = !only_written || others.written(&db);
         }
     }
 
@@ -86,6 +224,7 @@ impl Runner {
             Signal::Done(lease, outcome) => batch.push((lease, outcome)),
             // Release: pairs with the subscriber's swap (see `Runner::new`).
             Signal::Wake => self.inner.wake_pending.store(false, Ordering::Release),
+            Signal::Written => self.inner.written_pending.store(false, Ordering::Release),
             Signal::Cancel(id) => self.interrupt(id, Interrupt::Cancel),
             Signal::Stop => return true,
         }
@@ -93,11 +232,15 @@ impl Runner {
     }
 
     /// One round of the loop: lease upkeep, then the finished attempts written and
-    /// the freed slots refilled in one transaction. Returns whether every slot is busy.
-    fn round(&self, batch: Vec<(Lease, Option<Outcome>)>) -> Result<bool> {
+    /// the freed slots refilled in one transaction. Returns whether every slot is busy,
+    /// and whether any attempt ended or started.
+    fn round(&self, batch: Vec<(Lease, Option<Outcome>)>) -> Result<(bool, bool)> {
         self.maintain()?;
-        self.settle(batch, true)?;
-        Ok(self.running() >= self.inner.settings.workers as usize)
+        let (ended, started) = self.settle(batch, true)?;
+        Ok((
+            self.running() >= self.inner.settings.workers as usize,
+            ended + started > 0,
+        ))
     }
 
     /// How long the thread may sleep: until the poll interval, the next lease
@@ -116,8 +259,8 @@ impl Runner {
             // Only jobs that could be claimed count: a backlog held back by a full cap
             // (here or in another process) or a paused kind is no reason to wake. What
             // frees it wakes the thread on its own: a handler returning, an enqueue, a
-            // cap or pause changed in this process; another process's write, at the
-            // poll interval.
+            // cap or pause changed in this process; another process's write, through
+            // the watch on the file's log (or at the poll interval without one).
             if let Ok(Some(at)) = self.inner.queue.next_claimable_at(&self.inner.request) {
                 wait = wait.min(at.duration_since(now));
             }

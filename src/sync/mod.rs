@@ -27,6 +27,7 @@
 
 mod decide;
 mod http;
+mod network;
 mod outcome;
 mod policy;
 mod source;
@@ -43,6 +44,7 @@ use tokio_util::sync::CancellationToken;
 
 use decide::{apply, skip_reason, Mode};
 pub use http::{poll_interval, retry_after};
+pub use network::{NetworkWatch, NETWORK_DEBOUNCE};
 pub use outcome::{SkipReason, SyncOutcome, Trigger};
 pub use policy::{SyncPolicy, SyncPolicyError};
 pub use source::{

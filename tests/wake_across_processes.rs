@@ -1,0 +1,88 @@
+//! A job another process enqueues starts at once, not at the runner's next poll: the
+//! runner watches `raw.db`'s write-ahead log while it is idle. The runner here polls
+//! once an hour, so only the watch can start the jobs within the test's bound. Skipped,
+//! with the reason printed, where the platform refuses a file watch.
+
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tauri_plugin_jobs::queue::{EnqueueOptions, JobStatus, Queue, QueueOptions};
+use tauri_plugin_jobs::runner::{Handler, JobContext, Runner, RunnerSettings, WATCH_AFTER_IDLE};
+use tokio::sync::Notify;
+
+const CHILD_DB: &str = "TAURI_PLUGIN_JOBS_ENQUEUER_DB";
+const CHILD_KIND: &str = "TAURI_PLUGIN_JOBS_ENQUEUER_KIND";
+/// Far more than a watch needs, far less than the hour the runner would poll after.
+const BOUND: Duration = Duration::from_secs(30);
+
+/// Enqueues one job from a child process (this test binary, run again).
+fn enqueue_from_another_process(path: &std::path::Path, kind: &str) {
+    let status = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "child_enqueuer", "--ignored", "--nocapture"])
+        .env(CHILD_DB, path)
+        .env(CHILD_KIND, kind)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jobs_from_another_process_start_without_waiting_for_the_poll() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("raw.db");
+    let queue = Queue::open(&path, QueueOptions::new()).unwrap();
+    let ran = Arc::new(Notify::new());
+    let handler = Handler::new("from-afar", {
+        let ran = ran.clone();
+        move |_: serde_json::Value, _ctx: JobContext| {
+            let ran = ran.clone();
+            async move {
+                ran.notify_one();
+                Ok(())
+            }
+        }
+    });
+    let settings = RunnerSettings::for_tests().poll_interval(Duration::from_secs(3600));
+    let runner = Runner::new(queue.clone(), vec![handler], settings).unwrap();
+    // Asked on another handle: the runner's own handle watches only while idle.
+    let probe = Queue::open(&path, QueueOptions::new()).unwrap();
+    if !probe.watch_other_processes() {
+        eprintln!("skipped: this platform refuses a watch on the database's directory");
+        return;
+    }
+    drop(probe);
+    runner.start();
+
+    // Idle: the first job wakes the runner through the watch.
+    let started = Instant::now();
+    enqueue_from_another_process(&path, "from-afar");
+    tokio::time::timeout(BOUND, ran.notified())
+        .await
+        .expect("the first job started before the poll");
+    // Right after a job: the runner watches again once it has been idle a moment, and
+    // looks for what came meanwhile.
+    enqueue_from_another_process(&path, "from-afar");
+    tokio::time::timeout(BOUND, ran.notified())
+        .await
+        .expect("the second job started before the poll");
+    assert!(started.elapsed() < BOUND + WATCH_AFTER_IDLE);
+
+    runner.stop(Duration::from_secs(5)).await.unwrap();
+    let done = queue
+        .list(&tauri_plugin_jobs::queue::JobFilter::new().status(JobStatus::Succeeded))
+        .unwrap();
+    assert_eq!(done.len(), 2);
+}
+
+#[test]
+#[ignore = "started by the test above"]
+fn child_enqueuer() {
+    let path = std::env::var(CHILD_DB).expect("started by the parent test");
+    let kind = std::env::var(CHILD_KIND).unwrap();
+    let queue = Queue::open(path, QueueOptions::new()).unwrap();
+    // Long after the runner's last look of its own (it looks again a few ms after
+    // going idle): only the watch can see this one before the poll.
+    std::thread::sleep(Duration::from_millis(250));
+    queue.enqueue(&kind, &0, EnqueueOptions::new()).unwrap();
+}
