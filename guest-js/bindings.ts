@@ -389,7 +389,8 @@ export type Job = {
 	timeoutMs: number | null,
 	/**
 	 *  The current (or last) attempt's latest progress as the handler reported it,
-	 *  stored at most once a second while it runs; empty until it reports any.
+	 *  stored at most once a second while it runs and with its outcome; empty until it
+	 *  reports any, and again when a new attempt starts.
 	 */
 	progress: JobProgressValue | null,
 	/**

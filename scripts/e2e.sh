@@ -29,13 +29,15 @@ Xvfb ":$display" -screen 0 1280x900x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
 pids+=($!)
 export DISPLAY=":$display"
 port=$((4500 + RANDOM % 400))
+# Exported before tauri-driver starts: the app it launches inherits its environment,
+# so the run gets a raw.db of its own instead of the app's data directory.
+export JOBS_DEMO_BIN="$PWD/target/debug/jobs-demo"
+export JOBS_DEMO_DB="$work/raw.db"
+export TAURI_DRIVER_PORT="$port"
 tauri-driver --port "$port" --native-driver /usr/bin/WebKitWebDriver >"$work/driver.log" 2>&1 &
 pids+=($!)
 sleep 1
 
-export JOBS_DEMO_BIN="$PWD/target/debug/jobs-demo"
-export JOBS_DEMO_DB="$work/raw.db"
-export TAURI_DRIVER_PORT="$port"
 export E2E_ARTIFACTS="$PWD/target/e2e"
 if ! timeout 300 node examples/tauri-app/e2e/e2e.mjs; then
   echo "--- tauri-driver log"; tail -40 "$work/driver.log" || true

@@ -162,6 +162,33 @@ async fn at_most_101_progress_events_an_attempt_with_a_known_total() {
 }
 
 #[tokio::test]
+async fn the_last_report_is_stored_with_the_outcome() {
+    let h = Harness::new();
+    let handler = Handler::new(
+        "quick",
+        |_: serde_json::Value, ctx: JobContext| async move {
+            for done in 1..=10 {
+                ctx.progress(done, Some(10));
+            }
+            Ok(())
+        },
+    );
+    let runner = Runner::new(h.queue.clone(), vec![handler], RunnerSettings::for_tests()).unwrap();
+    let id = h
+        .queue
+        .enqueue("quick", &0, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    runner.drain().await.unwrap();
+    let job = h.queue.get(id).unwrap().unwrap();
+    assert_eq!(job.status, JobStatus::Succeeded);
+    assert_eq!(
+        job.progress.and_then(|progress| progress.percent()),
+        Some(100)
+    );
+}
+
+#[tokio::test]
 async fn a_new_attempt_starts_without_the_last_ones_progress() {
     let h = Harness::new();
     let handler = Handler::new(
@@ -496,6 +523,21 @@ fn delete_removes_a_finished_job_only() {
         .iter()
         .any(|event| matches!(event, Event::JobDeleted(deleted) if deleted.id == id && deleted.kind == "a")));
     assert!(matches!(h.queue.delete(id), Err(Error::JobNotFound(_))));
+}
+
+#[test]
+fn an_id_is_never_given_twice_after_a_delete_or_a_prune() {
+    let h = Harness::new();
+    let first = h.queue.enqueue("a", &0, EnqueueOptions::new()).unwrap().id;
+    h.queue.cancel(first).unwrap();
+    h.queue.delete(first).unwrap();
+    let second = h.queue.enqueue("a", &1, EnqueueOptions::new()).unwrap().id;
+    assert!(second.raw() > first.raw(), "{second} after {first}");
+    h.queue.cancel(second).unwrap();
+    h.advance(SEC);
+    assert_eq!(h.queue.prune(std::time::Duration::ZERO).unwrap(), 1);
+    let third = h.queue.enqueue("a", &2, EnqueueOptions::new()).unwrap().id;
+    assert!(third.raw() > second.raw(), "{third} after {second}");
 }
 
 #[test]

@@ -270,7 +270,8 @@ pub struct Job {
     /// otherwise the handler's applies.
     pub timeout_ms: Option<u64>,
     /// The current (or last) attempt's latest progress as the handler reported it,
-    /// stored at most once a second while it runs; empty until it reports any.
+    /// stored at most once a second while it runs and with its outcome; empty until it
+    /// reports any, and again when a new attempt starts.
     pub progress: Option<JobProgressValue>,
     /// Why the stored payload or result could not be read (a row another program
     /// wrote); that field is then empty. A list shows such a row instead of failing.

@@ -9,7 +9,7 @@ use rusqlite::{Connection, Transaction};
 use serde::Serialize;
 
 use super::enqueue::check_key;
-use super::finish::{change, check_lease_length, finish_one, Finished, Lease, Outcome};
+use super::finish::{change, check_lease_length, fence_of, finish_one, Finished, Lease, Outcome};
 use super::{Queue, LEASE_SWEEP_INTERVAL};
 use crate::clock::{duration_millis, Timestamp};
 use crate::db::Changes;
@@ -135,6 +135,18 @@ impl Queue {
         batch: Vec<(Lease, Outcome)>,
         request: Option<&ClaimRequest>,
     ) -> Result<(Vec<Result<Finished>>, Vec<ClaimedJob>)> {
+        self.finish_and_claim_with(batch, &[], request)
+    }
+
+    /// [`finish_and_claim`](Queue::finish_and_claim), storing the attempts' last
+    /// progress first, in the same transaction (the runner's handlers report more
+    /// often than it stores).
+    pub(crate) fn finish_and_claim_with(
+        &self,
+        batch: Vec<(Lease, Outcome)>,
+        progress: &[(Lease, u64, Option<u64>)],
+        request: Option<&ClaimRequest>,
+    ) -> Result<(Vec<Result<Finished>>, Vec<ClaimedJob>)> {
         let mut kinds: Vec<&str> = Vec::new();
         let request = match request {
             Some(request) => {
@@ -184,6 +196,9 @@ impl Queue {
         let (results, claimed, changes) = db.store().write(|tx| {
             let mut changes = Changes::new();
             let mut results = Vec::with_capacity(batch.len());
+            for (lease, done, total) in progress {
+                jobs::set_progress(tx, &fence_of(lease), *done, *total)?;
+            }
             for (lease, outcome, too_deep) in &batch {
                 let refused = too_deep.as_deref();
                 results.push(finish_one(

@@ -17,7 +17,7 @@ use crate::db::{Changes, Db};
 use crate::error::{Error, Result};
 use crate::json::{drop_deep, to_value_bounded, too_deep};
 use crate::model::{Actor, JobId, JobStatus, Priority};
-use crate::store::jobs::{self, Change, NewRow};
+use crate::store::jobs::{self, Change, NewRow, NextId};
 
 /// The longest kind name, in bytes.
 pub const MAX_KIND_BYTES: usize = 128;
@@ -209,9 +209,10 @@ impl Queue {
         let now = db.now();
         let prepared = prepare(db, jobs, now)?;
         db.write(now, |tx, changes| {
+            let mut next = NextId::new();
             prepared
                 .iter()
-                .map(|job| insert(tx, job, now, changes))
+                .map(|job| insert(tx, job, now, &mut next, changes))
                 .collect()
         })
     }
@@ -229,7 +230,7 @@ pub(crate) fn enqueue_in(
     changes: &mut Changes,
 ) -> Result<Enqueued> {
     let prepared = prepare(db, [job], now)?;
-    insert(tx, &prepared[0], now, changes)
+    insert(tx, &prepared[0], now, &mut NextId::new(), changes)
 }
 
 /// Checks and serialises new jobs before any transaction starts.
@@ -328,6 +329,7 @@ pub(crate) fn insert(
     tx: &Transaction<'_>,
     job: &PreparedJob,
     now: Timestamp,
+    next: &mut NextId,
     changes: &mut Changes,
 ) -> Result<Enqueued> {
     if let Some(parent) = job.parent {
@@ -349,6 +351,7 @@ pub(crate) fn insert(
             timeout_ms: job.timeout_ms,
             now,
         },
+        next,
     )?;
     if created {
         changes.push(Change {

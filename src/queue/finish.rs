@@ -351,7 +351,7 @@ fn fail_attempt(
     Ok(Ok(finished))
 }
 
-fn fence_of(lease: &Lease) -> Fence<'_> {
+pub(super) fn fence_of(lease: &Lease) -> Fence<'_> {
     Fence {
         id: lease.job_id,
         worker: &lease.worker,

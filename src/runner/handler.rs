@@ -99,7 +99,8 @@ impl JobContext {
     /// Reports `done` steps of `total` (`None` when the total is unknown). Cheap: it
     /// is published as a [`JobProgress`](crate::bus::JobProgress) event about once a
     /// percent (at most 101 per attempt with a known total; one per 250 ms without),
-    /// and stored with the job at most once a second, where `get` and `list` read it.
+    /// and stored with the job at most once a second while it runs and once with its
+    /// outcome, where `get` and `list` read it.
     pub fn progress(&self, done: u64, total: Option<u64>) {
         if let Some(progress) = &self.progress {
             progress.report(done, total);

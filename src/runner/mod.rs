@@ -309,12 +309,24 @@ impl Runner {
             .iter()
             .filter_map(|(lease, outcome)| Some((lease.clone(), outcome.clone()?)))
             .collect();
+        // The last progress an attempt reported goes with its outcome.
+        let progress: Vec<(Lease, u64, Option<u64>)> = {
+            let running = lock(&self.inner.running);
+            writes
+                .iter()
+                .filter_map(|(lease, _)| {
+                    let (done, total) = running.get(&lease.job_id)?.progress.take_last()?;
+                    Some((lease.clone(), done, total))
+                })
+                .collect()
+        };
         let mut request = self.inner.request.clone();
         request.max_jobs = free as u32;
-        let settled = self
-            .inner
-            .queue
-            .finish_and_claim(writes, runtime.as_ref().map(|_| &request));
+        let settled = self.inner.queue.finish_and_claim_with(
+            writes,
+            &progress,
+            runtime.as_ref().map(|_| &request),
+        );
         self.forget(batch.iter().map(|(lease, _)| lease.job_id));
         let (results, claimed) = match settled {
             Ok(settled) => settled,

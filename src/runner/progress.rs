@@ -1,6 +1,6 @@
 //! A durable handler's progress: events throttled like a local job's (about one a
-//! percent), and the latest figures stored with the job at most once a second, so a
-//! window opened mid-job shows where it is.
+//! percent), and the latest figures stored with the job at most once a second while
+//! it runs (and with its outcome), so a window opened mid-job shows where it is.
 
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
@@ -92,6 +92,14 @@ impl AttemptProgress {
         self.dirty.store(false, Ordering::Relaxed);
         self.stored_at.store(now.as_millis(), Ordering::Relaxed);
         Some(self.throttle.current())
+    }
+
+    /// The latest figures if they were not stored yet, marking them stored: to store
+    /// with the attempt's outcome.
+    pub(crate) fn take_last(&self) -> Option<(u64, Option<u64>)> {
+        self.dirty
+            .swap(false, Ordering::Relaxed)
+            .then(|| self.throttle.current())
     }
 
     /// Publishes the last report if the throttle held it back: when the attempt ends.

@@ -34,6 +34,33 @@ const click = async (browser, id) => (await browser.$(`#${id}`)).click();
 const until = (browser, what, check, timeout = 20_000) =>
   browser.waitUntil(check, { timeout, interval: 100, timeoutMsg: `timed out: ${what}` });
 
+// A job's row, looked up afresh each time: rows are drawn again on every change.
+const lastJob = (browser) => browser.execute(() => Number(document.body.dataset.lastJob));
+const rowOf = (browser, id) =>
+  browser.execute((id) => {
+    const row = document.querySelector(`#jobs tr[data-id="${id}"]`);
+    if (!row) return null;
+    return {
+      status: row.dataset.status,
+      bar: row.querySelector("progress")?.value ?? null,
+      attempts: row.children[4]?.textContent,
+      note: row.children[5]?.textContent ?? "",
+      actions: Array.from(row.querySelectorAll("button")).map((b) => b.dataset.action),
+    };
+  }, id);
+const press = async (browser, id, action) => {
+  await until(browser, `a ${action} button on job ${id}`, async () => (await rowOf(browser, id))?.actions.includes(action));
+  await (await browser.$(`#jobs tr[data-id="${id}"] button[data-action="${action}"]`)).click();
+};
+const statusOf = async (browser, id) => (await rowOf(browser, id))?.status;
+// Clicks a button that enqueues, and returns the new job's id once the page has it.
+const enqueueWith = async (browser, button) => {
+  const before = await lastJob(browser);
+  await click(browser, button);
+  await until(browser, `${button} to enqueue`, async () => (await lastJob(browser)) !== before);
+  return lastJob(browser);
+};
+
 const results = [];
 async function test(name, browser, body) {
   try {
@@ -95,8 +122,75 @@ await test("cancelling an export midway ends it cancelled", browser, async () =>
 await test("durable jobs run with live states", browser, async () => {
   await click(browser, "enqueue");
   await until(browser, "three rows", async () => (await browser.$$("#jobs tr")).length >= 3);
+  // The first jobs of a raw.db of the run's own (the schedule may have added one).
+  if ((await lastJob(browser)) > 4) throw new Error(`job ids from an earlier run: ${await lastJob(browser)}`);
   await until(browser, "a job to succeed", async () => (await text(browser, "jobs")).includes("succeeded"), 30_000);
-  if (screenshot) await browser.saveScreenshot(screenshot);
+});
+
+await test("a durable job's progress bar moves and reaches 100 %", browser, async () => {
+  await enqueueWith(browser, "enqueue");
+  const id = await enqueueWith(browser, "enqueue-urgent");
+  let midway = false;
+  await until(
+    browser,
+    "the job to succeed",
+    async () => {
+      const row = await rowOf(browser, id);
+      if (row?.status === "running" && row.bar > 0 && row.bar < 100) {
+        if (!midway && screenshot) await browser.saveScreenshot(screenshot);
+        midway = true;
+      }
+      return row?.status === "succeeded";
+    },
+    30_000,
+  );
+  const row = await rowOf(browser, id);
+  if (row.bar !== 100) throw new Error(`bar at ${row.bar}`);
+  if (!midway) throw new Error("never saw the bar between 0 and 100 while it ran");
+});
+
+await test("a failed job retried now succeeds, and a finished one can be deleted", browser, async () => {
+  const id = await enqueueWith(browser, "enqueue-fails-once");
+  await until(browser, "the job to fail", async () => (await statusOf(browser, id)) === "failed", 30_000);
+  if (!(await rowOf(browser, id)).note.includes("502")) throw new Error("no error shown");
+  const failed = Number(await text(browser, "count-failed"));
+  await press(browser, id, "retry");
+  await until(browser, "the retry to succeed", async () => (await statusOf(browser, id)) === "succeeded", 30_000);
+  const row = await rowOf(browser, id);
+  if (row.attempts !== "2/2") throw new Error(`attempts ${row.attempts}`);
+  if (Number(await text(browser, "count-failed")) !== failed - 1) throw new Error("the failed count did not drop");
+  await press(browser, id, "delete");
+  await until(browser, "the row to go", async () => (await rowOf(browser, id)) === null);
+});
+
+await test("a job waiting out its backoff shows when it retries, and runs at once on Retry", browser, async () => {
+  const id = await enqueueWith(browser, "enqueue-flaky");
+  await until(browser, "a retry countdown", async () => (await rowOf(browser, id))?.note.includes("retries in"), 30_000);
+  await press(browser, id, "retry");
+  await until(browser, "the second attempt", async () => (await rowOf(browser, id))?.attempts === "2/4", 10_000);
+});
+
+await test("a paused kind does not start until resumed; a queued job can be cancelled", browser, async () => {
+  await click(browser, "kind-pause");
+  await until(browser, "the kind to show paused", async () => (await text(browser, "kind-state")) === "paused");
+  const kept = await enqueueWith(browser, "enqueue-urgent");
+  const cancelled = await enqueueWith(browser, "enqueue-urgent");
+  await press(browser, cancelled, "cancel");
+  await until(browser, "the cancel", async () => (await statusOf(browser, cancelled)) === "cancelled");
+  await browser.pause(2500);
+  if ((await statusOf(browser, kept)) !== "queued") throw new Error("a job of a paused kind started");
+  await click(browser, "kind-pause");
+  await until(browser, "the job to run once resumed", async () => (await statusOf(browser, kept)) === "succeeded", 30_000);
+});
+
+await test("the schedule runs now, and pauses and resumes", browser, async () => {
+  const id = await enqueueWith(browser, "schedule-run");
+  await until(browser, "a last run", async () => (await text(browser, "schedule-last")) !== "never");
+  await until(browser, "the scheduled job to finish", async () => (await statusOf(browser, id)) === "succeeded", 30_000);
+  await click(browser, "schedule-pause");
+  await until(browser, "the schedule paused", async () => (await text(browser, "schedule-next")) === "paused");
+  await click(browser, "schedule-pause");
+  await until(browser, "the schedule resumed", async () => (await text(browser, "schedule-next")) !== "paused");
 });
 
 await test("a failing server shows backoff and health changes", browser, async () => {

@@ -4,10 +4,20 @@ import { invoke } from "@tauri-apps/api/core";
 
 import {
   cancel,
-  commands,
+  deleteJob,
   enqueue,
+  jobCounts,
+  listJobs,
+  listSchedules,
   onJobsEvent,
   onResync,
+  pauseKind,
+  pausedKinds,
+  pauseSchedule,
+  resumeKind,
+  resumeSchedule,
+  retryJob,
+  runScheduleNow,
   spawnLocal,
   syncNow,
   syncStatus,
@@ -95,56 +105,141 @@ $("export-cancel").addEventListener("click", async () => {
 
 // ===== durable jobs =====
 
+const KIND = "ingest";
 let batch = 1;
+// The latest percent each job reported, from its progress events; a row drawn again
+// starts from here (or from what the job stored, for a window opened mid-job).
+const percents = new Map<number, number>();
+
+async function enqueueBatch(payload: Record<string, unknown>, options: Parameters<typeof enqueue>[2]) {
+  const { id } = await enqueue(KIND, { batch: batch++, ...payload }, options);
+  document.body.dataset.lastJob = String(id);
+}
 
 $("enqueue").addEventListener("click", async () => {
-  for (let i = 0; i < 3; i++) await enqueue("ingest", { batch: batch++ }, { priority: 50 });
+  for (let i = 0; i < 3; i++) await enqueueBatch({}, { priority: 50 });
 });
-$("enqueue-flaky").addEventListener("click", async () => {
-  await enqueue("ingest", { batch: batch++, fail_first: 2 }, { priority: 10 });
-});
-$("enqueue-urgent").addEventListener("click", async () => {
-  await enqueue("ingest", { batch: batch++ }, { priority: 100 });
-});
+$("enqueue-flaky").addEventListener("click", () => void enqueueBatch({ fail_first: 2 }, { priority: 10 }));
+$("enqueue-urgent").addEventListener("click", () => void enqueueBatch({}, { priority: 100 }));
+// One attempt only: it fails, and waits for someone to press Retry.
+$("enqueue-fails-once").addEventListener("click", () => void enqueueBatch({ fail_first: 1 }, { priority: 60, maxAttempts: 1 }));
 
-function row(job: Job): HTMLTableRowElement {
+function button(label: string, action: () => Promise<unknown>): HTMLButtonElement {
+  const element = document.createElement("button");
+  element.textContent = label;
+  element.dataset.action = label.toLowerCase();
+  element.addEventListener("click", () => {
+    element.disabled = true;
+    action().catch((error: Error) => setBadge("jobs-error", error.message, "error"));
+  });
+  return element;
+}
+
+/** "retries in 4 s" for a job waiting out its backoff, else its last error. */
+function note(job: Job, now: number): string {
+  if (job.status === "queued" && job.attempts > 0 && job.runAt > now) {
+    return `retries in ${Math.ceil((job.runAt - now) / 1000)} s · ${job.lastError ?? ""}`;
+  }
+  return job.lastError ?? "";
+}
+
+function row(job: Job, now: number): HTMLTableRowElement {
   const tr = document.createElement("tr");
   tr.dataset.id = String(job.id);
-  const cells = [String(job.id), job.kind, String(job.priority), job.status, `${job.attempts}/${job.maxAttempts}`, job.lastError ?? ""];
-  cells.forEach((text, index) => {
+  tr.dataset.status = job.status;
+  const cell = (content: string | Node, className?: string) => {
     const td = document.createElement("td");
-    if (index === 3) {
-      const badge = document.createElement("span");
-      badge.className = `badge ${text}`;
-      badge.textContent = text;
-      td.append(badge);
-    } else {
-      td.textContent = text;
-    }
-    if (index === 5) td.className = "error";
+    td.append(content);
+    if (className) td.className = className;
     tr.append(td);
-  });
-  const actions = document.createElement("td");
-  if (job.status === "queued" || job.status === "running") {
-    const button = document.createElement("button");
-    button.textContent = "Cancel";
-    button.addEventListener("click", () => void cancel(job.id));
-    actions.append(button);
+    return td;
+  };
+  cell(String(job.id));
+  cell(String(job.priority));
+  const badge = document.createElement("span");
+  badge.className = `badge ${job.status}`;
+  badge.textContent = job.status;
+  cell(badge);
+  const bar = document.createElement("progress");
+  bar.max = 100;
+  const stored = job.progress?.total ? Math.floor((Math.min(job.progress.done, job.progress.total) * 100) / job.progress.total) : 0;
+  bar.value = Math.max(percents.get(job.id) ?? 0, stored);
+  cell(bar, "bar");
+  cell(`${job.attempts}/${job.maxAttempts}`);
+  const text = cell(note(job, now), "error");
+  if (job.status === "queued" && job.attempts > 0 && job.runAt > now) {
+    text.dataset.retryAt = String(job.runAt);
+    text.dataset.error = job.lastError ?? "";
   }
-  tr.append(actions);
+  const actions = cell("", "actions");
+  const waiting = job.status === "queued" && job.runAt > now;
+  if (job.status === "failed" || waiting) actions.append(button("Retry", () => retryJob(job.id)));
+  if (job.status === "queued" || job.status === "running") actions.append(button("Cancel", () => cancel(job.id)));
+  if (job.status === "succeeded" || job.status === "failed" || job.status === "cancelled") {
+    actions.append(button("Delete", () => deleteJob(job.id)));
+  }
   return tr;
 }
 
 async function renderJobs() {
-  const result = await commands.listJobs({ status: null, kind: null, parent: null, before: null, limit: 12 });
-  if (result.status !== "ok") return;
-  $("jobs").replaceChildren(...result.data.map(row));
-  const schedules = await commands.listSchedules();
-  if (schedules.status === "ok" && schedules.data[0]) {
-    $("schedule-name").textContent = schedules.data[0].name;
-    $("schedule-next").textContent = time(schedules.data[0].nextRun);
+  const now = Date.now();
+  const [jobs, counts, paused] = await Promise.all([listJobs({ kind: KIND, limit: 12 }), jobCounts(), pausedKinds()]);
+  $("jobs").replaceChildren(...jobs.map((job) => row(job, now)));
+  const totals = new Map<string, number>();
+  for (const count of counts.filter((c) => c.kind === KIND)) totals.set(count.status, (totals.get(count.status) ?? 0) + count.count);
+  for (const status of ["queued", "running", "succeeded", "failed", "cancelled"]) {
+    $(`count-${status}`).textContent = String(totals.get(status) ?? 0);
   }
+  const isPaused = paused.includes(KIND);
+  $("kind-pause").textContent = isPaused ? `Resume ${KIND}` : `Pause ${KIND}`;
+  setBadge("kind-state", isPaused ? "paused" : "running", isPaused ? "warning" : "healthy");
+  tickRetries();
 }
+
+$("kind-pause").addEventListener("click", async () => {
+  if ((await pausedKinds()).includes(KIND)) await resumeKind(KIND);
+  else await pauseKind(KIND);
+});
+
+// "retries in N s" counts down on the page itself, with no call to the plugin, and
+// only while some job waits out a backoff.
+let retryTimer: ReturnType<typeof setTimeout> | null = null;
+function tickRetries() {
+  if (retryTimer !== null) return;
+  const cells = Array.from(document.querySelectorAll<HTMLElement>("[data-retry-at]"));
+  if (cells.length === 0) return;
+  const now = Date.now();
+  for (const cell of cells) {
+    const left = Math.max(0, Math.ceil((Number(cell.dataset.retryAt) - now) / 1000));
+    cell.textContent = `retries in ${left} s · ${cell.dataset.error ?? ""}`;
+  }
+  retryTimer = setTimeout(() => {
+    retryTimer = null;
+    tickRetries();
+  }, 1000);
+}
+
+// ===== schedule =====
+
+async function renderSchedule() {
+  const schedule = (await listSchedules())[0];
+  if (!schedule) return;
+  $("schedule-name").textContent = schedule.name;
+  $("schedule-next").textContent = schedule.paused ? "paused" : time(schedule.nextRun);
+  $("schedule-last").textContent = time(schedule.lastRun);
+  $("schedule-pause").textContent = schedule.paused ? "Resume" : "Pause";
+  $("schedule-pause").dataset.paused = String(schedule.paused);
+}
+
+$("schedule-run").addEventListener("click", async () => {
+  const { id } = await runScheduleNow($("schedule-name").textContent ?? "");
+  document.body.dataset.lastJob = String(id);
+});
+$("schedule-pause").addEventListener("click", async () => {
+  const name = $("schedule-name").textContent ?? "";
+  if ($("schedule-pause").dataset.paused === "true") await resumeSchedule(name);
+  else await pauseSchedule(name);
+});
 
 // ===== events =====
 
@@ -162,17 +257,26 @@ function jobsChanged() {
 
 await onJobsEvent((event, dropped) => {
   $("dropped").textContent = String(dropped);
-  if (event.type === "jobStateChanged") jobsChanged();
+  if (event.type === "jobStateChanged" || event.type === "jobDeleted" || event.type === "kindPaused") jobsChanged();
+  if (event.type === "jobStateChanged" && event.to === "running") percents.delete(event.id);
+  if (event.type === "jobProgress" && event.percent !== null) {
+    // Straight onto the row's bar: no reload for a progress event.
+    percents.set(event.id, event.percent);
+    const bar = document.querySelector<HTMLProgressElement>(`#jobs tr[data-id="${event.id}"] progress`);
+    if (bar) bar.value = event.percent;
+  }
+  if (event.type === "scheduleChanged") void renderSchedule();
   if (event.type === "pluginHealth" || event.type === "syncProgress" || event.type === "syncFinished") void renderSync();
 });
 // The plugin dropped state changes while the page was busy: reload what it shows.
 await onResync(() => {
   jobsChanged();
   void renderSync();
+  void renderSchedule();
 });
 
 wireNetworkHint();
 const info = await invoke<{ failing: boolean }>("server_info");
 $<HTMLInputElement>("fail-toggle").checked = info.failing;
-await Promise.all([renderSync(), renderJobs()]);
+await Promise.all([renderSync(), renderJobs(), renderSchedule()]);
 document.body.dataset.ready = "true";

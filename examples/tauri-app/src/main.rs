@@ -1,7 +1,9 @@
 //! The tauri-plugin-jobs demo: a sync target backed by a loopback HTTP feed with a
 //! Refresh button and focus-triggered sync, a long local "export" with a progress bar
-//! and Cancel, durable "ingest" jobs with priorities, retries and live states, and a
-//! schedule. `raw.db` lives in the app's data directory (or `JOBS_DEMO_DB`).
+//! and Cancel, durable "ingest" jobs with progress bars, priorities, retries, live
+//! states and admin actions (retry now, delete, cancel, pause the kind), and a
+//! schedule to run now or pause. `raw.db` lives in the app's data directory (or
+//! `JOBS_DEMO_DB`).
 
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
@@ -69,9 +71,18 @@ fn bump_feed(server: State<'_, DemoServer>) {
     server.feed.version.fetch_add(1, Ordering::Relaxed);
 }
 
+/// Steps of an ingest batch, each reported as progress.
+const INGEST_STEPS: u64 = 20;
+
 fn ingest_handler() -> Handler {
     Handler::new("ingest", |job: Ingest, ctx: JobContext| async move {
-        tokio::time::sleep(Duration::from_millis(1200)).await;
+        for step in 1..=INGEST_STEPS {
+            tokio::time::sleep(Duration::from_millis(60)).await;
+            if ctx.attempt <= job.fail_first && step == INGEST_STEPS / 2 {
+                break;
+            }
+            ctx.progress(step, Some(INGEST_STEPS));
+        }
         if ctx.attempt <= job.fail_first {
             return Err(JobError::retryable(format!(
                 "upstream answered 502 for batch {} (api_key=demo-secret-123)",
