@@ -75,8 +75,26 @@ async fn jobs_from_another_process_start_without_waiting_for_the_poll() {
     assert_eq!(done.len(), 2);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wake_ups_hear_other_connections_once_watching() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("raw.db");
+    let queue = Queue::open(&path, QueueOptions::new()).unwrap();
+    if !queue.watch_other_processes() {
+        eprintln!("skipped: this platform refuses a watch on the database's directory");
+        return;
+    }
+    let mut wake_ups = queue.wake_ups();
+    wake_ups.borrow_and_update();
+    enqueue_from_another_process(&path, "anything");
+    tokio::time::timeout(BOUND, wake_ups.changed())
+        .await
+        .expect("a wake-up for another process's job")
+        .unwrap();
+}
+
 #[test]
-#[ignore = "started by the test above"]
+#[ignore = "started by the tests above"]
 fn child_enqueuer() {
     let path = std::env::var(CHILD_DB).expect("started by the parent test");
     let kind = std::env::var(CHILD_KIND).unwrap();

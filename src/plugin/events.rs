@@ -165,7 +165,7 @@ pub(crate) fn forward<R: Runtime>(app: AppHandle<R>, bus: &EventBus) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::{JobStateChanged, LocalJobProgress};
+    use crate::bus::{JobProgress, JobStateChanged, LocalJobProgress};
     use crate::model::{JobId, JobStatus, Timestamp};
 
     fn change(id: i64) -> Event {
@@ -201,6 +201,35 @@ mod tests {
         outbox.push(progress(99));
         let (events, dropped) = outbox.take();
         assert_eq!(events, vec![change(1), change(2), progress(99)]);
+        assert_eq!(dropped, 0);
+    }
+
+    fn durable_progress(id: i64, done: u64) -> Event {
+        Event::JobProgress(JobProgress {
+            id: JobId::from_raw(id),
+            kind: "ingest".into(),
+            attempt: 1,
+            done,
+            total: Some(100),
+            percent: Some(done as u8),
+            at: Timestamp::EPOCH,
+        })
+    }
+
+    #[test]
+    fn durable_progress_is_coalesced_per_job() {
+        let outbox = Outbox::new(16);
+        for done in 0..50 {
+            outbox.push(durable_progress(1, done));
+            outbox.push(durable_progress(2, done));
+        }
+        outbox.push(durable_progress(1, 80));
+        let (events, dropped) = outbox.take();
+        // The latest report of each job, in the order they were published.
+        assert_eq!(
+            events,
+            vec![durable_progress(2, 49), durable_progress(1, 80)]
+        );
         assert_eq!(dropped, 0);
     }
 
