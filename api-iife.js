@@ -18,11 +18,80 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     /* global Reflect, Promise, SuppressedError, Symbol, Iterator */
 
 
+    function __classPrivateFieldGet(receiver, state, kind, f) {
+        if (kind === "a" && !f) throw new TypeError("Private accessor was defined without a getter");
+        if (typeof state === "function" ? receiver !== state || !f : !state.has(receiver)) throw new TypeError("Cannot read private member from an object whose class did not declare it");
+        return kind === "m" ? f : kind === "a" ? f.call(receiver) : f ? f.value : state.get(receiver);
+    }
+
+    function __classPrivateFieldSet(receiver, state, value, kind, f) {
+        if (typeof state === "function" ? receiver !== state || true : !state.has(receiver)) throw new TypeError("Cannot write private member to an object whose class did not declare it");
+        return (state.set(receiver, value)), value;
+    }
+
     typeof SuppressedError === "function" ? SuppressedError : function (error, suppressed, message) {
         var e = new Error(message);
         return e.name = "SuppressedError", e.error = error, e.suppressed = suppressed, e;
     };
 
+    // Copyright 2019-2024 Tauri Programme within The Commons Conservancy
+    // SPDX-License-Identifier: Apache-2.0
+    // SPDX-License-Identifier: MIT
+    var _Channel_instances, _Channel_onmessage, _Channel_nextMessageIndex, _Channel_pendingMessages, _Channel_messageEndIndex, _Channel_deliver;
+    /**
+     * Invoke your custom commands.
+     *
+     * This package is also accessible with `window.__TAURI__.core` when [`app.withGlobalTauri`](https://v2.tauri.app/reference/config/#withglobaltauri) in `tauri.conf.json` is set to `true`.
+     * @module
+     */
+    /**
+     * A key to be used to implement a special function
+     * on your types that define how your type should be serialized
+     * when passing across the IPC.
+     * @example
+     * Given a type in Rust that looks like this
+     * ```rs
+     * #[derive(serde::Serialize, serde::Deserialize)
+     * enum UserId {
+     *   String(String),
+     *   Number(u32),
+     * }
+     * ```
+     * `UserId::String("id")` would be serialized into `{ String: "id" }`
+     * and so we need to pass the same structure back to Rust
+     * ```ts
+     * import { SERIALIZE_TO_IPC_FN } from "@tauri-apps/api/core"
+     *
+     * class UserIdString {
+     *   id
+     *   constructor(id) {
+     *     this.id = id
+     *   }
+     *
+     *   [SERIALIZE_TO_IPC_FN]() {
+     *     return { String: this.id }
+     *   }
+     * }
+     *
+     * class UserIdNumber {
+     *   id
+     *   constructor(id) {
+     *     this.id = id
+     *   }
+     *
+     *   [SERIALIZE_TO_IPC_FN]() {
+     *     return { Number: this.id }
+     *   }
+     * }
+     *
+     * type UserId = UserIdString | UserIdNumber
+     * ```
+     *
+     */
+    // if this value changes, make sure to update it in:
+    // 1. ipc.js
+    // 2. process-ipc-message-fn.js
+    const SERIALIZE_TO_IPC_FN = '__TAURI_TO_IPC_KEY__';
     /**
      * Stores the callback in a known location, and returns an identifier that can be passed to the backend.
      * The backend uses the identifier to `eval()` the callback.
@@ -35,6 +104,128 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     // TODO: Make this not optional in v3
     callback, once = false) {
         return window.__TAURI_INTERNALS__.transformCallback(callback, once);
+    }
+    /**
+     * A message channel used to stream values from Rust to the frontend.
+     *
+     * A `Channel` is the JavaScript counterpart of [`tauri::ipc::Channel`](https://docs.rs/tauri/2/tauri/ipc/struct.Channel.html).
+     * Pass an instance as a command argument and the Rust command can declare a
+     * `tauri::ipc::Channel<T>` parameter with the same name; every value sent from
+     * Rust is then delivered to {@linkcode Channel.onmessage}. Messages are delivered
+     * in the order they were sent, even when they arrive out of order.
+     *
+     * The channel stays alive until the Rust `Channel` is dropped, so it can be used
+     * for long-running work such as download progress or log streaming.
+     *
+     * Raw byte payloads are delivered to the frontend as an `ArrayBuffer` rather than
+     * a JSON value, so declare the channel as `Channel<ArrayBuffer>` when the Rust
+     * side sends `tauri::ipc::InvokeResponseBody::Raw` — for example through a
+     * `Channel<tauri::ipc::Response>` whose values are built with
+     * `tauri::ipc::Response::new(bytes)`.
+     *
+     * @example
+     * ```typescript
+     * import { Channel, invoke } from '@tauri-apps/api/core';
+     *
+     * const onEvent = new Channel<string>();
+     * onEvent.onmessage = (message) => {
+     *   console.log(`got download event ${message}`);
+     * };
+     *
+     * await invoke('download', { url: 'https://tauri.app', onEvent });
+     * ```
+     *
+     * The matching Rust command:
+     * ```rust
+     * #[tauri::command]
+     * async fn download(url: String, on_event: tauri::ipc::Channel<String>) -> tauri::Result<()> {
+     *   on_event.send("started".to_string())?;
+     *   on_event.send("finished".to_string())?;
+     *   Ok(())
+     * }
+     * ```
+     *
+     * @since 2.0.0
+     */
+    class Channel {
+        constructor(onmessage) {
+            _Channel_instances.add(this);
+            _Channel_onmessage.set(this, void 0);
+            // the index is used as a mechanism to preserve message order
+            _Channel_nextMessageIndex.set(this, 0);
+            _Channel_pendingMessages.set(this, []);
+            _Channel_messageEndIndex.set(this, void 0);
+            __classPrivateFieldSet(this, _Channel_onmessage, onmessage || (() => { }));
+            this.id = transformCallback((rawMessage) => {
+                const index = rawMessage.index;
+                if ('end' in rawMessage) {
+                    if (index == __classPrivateFieldGet(this, _Channel_nextMessageIndex, "f")) {
+                        this.cleanupCallback();
+                    }
+                    else {
+                        __classPrivateFieldSet(this, _Channel_messageEndIndex, index);
+                    }
+                    return;
+                }
+                const message = rawMessage.message;
+                // Process the message if we're at the right order
+                if (index == __classPrivateFieldGet(this, _Channel_nextMessageIndex, "f")) {
+                    __classPrivateFieldGet(this, _Channel_instances, "m", _Channel_deliver).call(this, message);
+                    __classPrivateFieldSet(this, _Channel_nextMessageIndex, __classPrivateFieldGet(this, _Channel_nextMessageIndex, "f") + 1);
+                    // process pending messages
+                    while (__classPrivateFieldGet(this, _Channel_nextMessageIndex, "f") in __classPrivateFieldGet(this, _Channel_pendingMessages, "f")) {
+                        const message = __classPrivateFieldGet(this, _Channel_pendingMessages, "f")[__classPrivateFieldGet(this, _Channel_nextMessageIndex, "f")];
+                        __classPrivateFieldGet(this, _Channel_instances, "m", _Channel_deliver).call(this, message);
+                        // eslint-disable-next-line @typescript-eslint/no-array-delete
+                        delete __classPrivateFieldGet(this, _Channel_pendingMessages, "f")[__classPrivateFieldGet(this, _Channel_nextMessageIndex, "f")];
+                        __classPrivateFieldSet(this, _Channel_nextMessageIndex, __classPrivateFieldGet(this, _Channel_nextMessageIndex, "f") + 1);
+                    }
+                    if (__classPrivateFieldGet(this, _Channel_nextMessageIndex, "f") === __classPrivateFieldGet(this, _Channel_messageEndIndex, "f")) {
+                        this.cleanupCallback();
+                    }
+                }
+                // Queue the message if we're not
+                else {
+                    // eslint-disable-next-line security/detect-object-injection
+                    __classPrivateFieldGet(this, _Channel_pendingMessages, "f")[index] = message;
+                }
+            });
+        }
+        cleanupCallback() {
+            window.__TAURI_INTERNALS__.unregisterCallback(this.id);
+        }
+        /**
+         * The handler called for every message sent by the Rust side of this channel.
+         *
+         * Assigning a new handler replaces the previous one; messages that arrived
+         * before a handler was set are not replayed, so set it (or pass it to the
+         * constructor) before sending the channel to the backend.
+         */
+        set onmessage(handler) {
+            __classPrivateFieldSet(this, _Channel_onmessage, handler);
+        }
+        get onmessage() {
+            return __classPrivateFieldGet(this, _Channel_onmessage, "f");
+        }
+        [(_Channel_onmessage = new WeakMap(), _Channel_nextMessageIndex = new WeakMap(), _Channel_pendingMessages = new WeakMap(), _Channel_messageEndIndex = new WeakMap(), _Channel_instances = new WeakSet(), _Channel_deliver = function _Channel_deliver(message) {
+            try {
+                __classPrivateFieldGet(this, _Channel_onmessage, "f").call(this, message);
+            }
+            catch (error) {
+                // A throwing handler must not stall the channel: the message index would
+                // never advance and every later message would stay queued. Rethrow
+                // asynchronously so the error is still reported as uncaught.
+                queueMicrotask(() => {
+                    throw error;
+                });
+            }
+        }, SERIALIZE_TO_IPC_FN)]() {
+            return `__CHANNEL__:${this.id}`;
+        }
+        toJSON() {
+            // eslint-disable-next-line security/detect-object-injection
+            return this[SERIALIZE_TO_IPC_FN]();
+        }
     }
     /**
      * Sends a message to the backend.
@@ -302,6 +493,12 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
          *  returned.
          */
         spawnAwaitable: (kind, args) => typedError(invoke("plugin:jobs|spawn_awaitable", { kind, args })),
+        /**
+         *  Starts a local job kind the app registered for the webview and returns its id at
+         *  once; `on_event` hears that job's progress and then its end (with what it
+         *  returned), and nothing else.
+         */
+        runLocal: (kind, args, onEvent) => typedError(invoke("plugin:jobs|run_local", { kind, args, onEvent })),
         /**  One local job's record. */
         getLocalJob: (id) => typedError(invoke("plugin:jobs|get_local_job", { id })),
         /**  Every local job on record. */
@@ -400,6 +597,15 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
         return Object.assign(fn, base);
     }
 
+    /**
+     * The webview side of tauri-plugin-jobs: thin async functions over the plugin's
+     * commands, listeners that return an unlisten function, a helper that follows one
+     * local job to its end (for a progress bar), and one that passes the browser's
+     * `online`/`offline` events to the plugin.
+     *
+     * The typed commands and events themselves are generated into `./bindings` by
+     * tauri-specta; everything here is built on them.
+     */
     /** A command failed; `code` is one of a closed set, `message` is for people. */
     class JobsError extends Error {
         constructor(code, message) {
@@ -442,6 +648,68 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     /** Starts a local job kind the app registered and resolves with what it returned. */
     async function spawnAwaitable(kind, args = null) {
         return unwrap(await commands.spawnAwaitable(kind, args));
+    }
+    /**
+     * Starts a local job kind the app registered, in one call: resolves at once with its
+     * id and a `result` promise. Progress for this job only (none of any other) reaches
+     * `onProgress` through a channel of the call's own, so it cannot be confused with
+     * another job of the same kind and cannot arrive before the page has the id's
+     * promise. When `signal` fires, the job is cancelled and `result` rejects with
+     * `cancelled` at once (unless it had already ended). A signal that fired before the
+     * call starts nothing.
+     *
+     * ```ts
+     * const run = await runLocal<string>("export", 400, { onProgress: (p) => (bar.value = p ?? 0), signal });
+     * shown.textContent = await run.result;
+     * ```
+     */
+    async function runLocal(kind, args = null, options = {}) {
+        const { onProgress = () => { }, signal } = options;
+        if (signal?.aborted)
+            throw new JobsError("cancelled", `aborted before ${kind} started`);
+        let settled = false;
+        let resolve = () => { };
+        let reject = () => { };
+        const result = new Promise((ok, fail) => {
+            resolve = (value) => {
+                if (!settled)
+                    ok(value);
+                settled = true;
+            };
+            reject = (error) => {
+                if (!settled)
+                    fail(error);
+                settled = true;
+            };
+        });
+        const channel = new Channel((event) => {
+            if (event.type === "progress") {
+                onProgress(event.percent, event.done, event.total);
+            }
+            else if (event.status === "succeeded") {
+                resolve(event.result);
+            }
+            else if (event.status === "cancelled") {
+                reject(new JobsError("cancelled", `local job ${kind} was cancelled`));
+            }
+            else {
+                reject(new JobsError("jobFailed", `local job ${kind} failed: ${event.error ?? "no error recorded"}`));
+            }
+        });
+        const id = unwrap(await commands.runLocal(kind, args, channel));
+        if (signal) {
+            const abort = () => {
+                void cancel(id).catch(() => { });
+                reject(new JobsError("cancelled", `local job ${id} was cancelled`));
+            };
+            if (signal.aborted)
+                abort();
+            else
+                signal.addEventListener("abort", abort, { once: true });
+            const forget = () => signal.removeEventListener("abort", abort);
+            result.then(forget, forget);
+        }
+        return { id, result };
     }
     /** Starts a local job kind the app registered; resolves with its id at once. */
     async function spawnLocal(kind, args = null) {
@@ -659,9 +927,10 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
      * mid-job shows the bar where it is). The job is read after the listener is in place,
      * so an end that came before is not missed. When `signal` fires, the job is cancelled
      * and the promise settles at once: `cancelled`, unless the job had already finished.
+     * `watchJob(id, onProgress)` is short for `watchJob(id, { onProgress })`.
      */
     async function watchJob(id, options = {}) {
-        const { onProgress = () => { }, signal } = options;
+        const { onProgress = () => { }, signal } = typeof options === "function" ? { onProgress: options } : options;
         let wake = () => { };
         const woken = new Promise((resolve) => {
             wake = resolve;
@@ -770,6 +1039,7 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     exports.resumeKind = resumeKind;
     exports.resumeSchedule = resumeSchedule;
     exports.retryJob = retryJob;
+    exports.runLocal = runLocal;
     exports.runScheduleNow = runScheduleNow;
     exports.spawnAwaitable = spawnAwaitable;
     exports.spawnLocal = spawnLocal;

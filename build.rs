@@ -10,6 +10,7 @@ const COMMANDS: &[&str] = &[
     "cancel",
     "spawn_local",
     "spawn_awaitable",
+    "run_local",
     "get_local_job",
     "list_local_jobs",
     "sync_now",

@@ -8,6 +8,7 @@ import {
   cancel,
   enqueue,
   enqueueAndWait,
+  runLocal,
   onJobProgress,
   onJobState,
   onResync,
@@ -232,7 +233,7 @@ describe("durable jobs", () => {
     let record = jobRecord({ progress: { done: 30, total: 100 } });
     backend((cmd) => (cmd === "plugin:jobs|get_job" ? record : null));
     const percents: (number | null)[] = [];
-    const watching = watchJob<{ rows: number }>(5, { onProgress: (percent) => percents.push(percent) });
+    const watching = watchJob<{ rows: number }>(5, (percent) => percents.push(percent));
     await tick();
     await jobsEvent({ type: "jobProgress", id: 5, kind: "ingest", attempt: 1, done: 60, total: 100, percent: 60, at: 2 });
     await jobsEvent({ type: "jobProgress", id: 6, kind: "ingest", attempt: 1, done: 1, total: 100, percent: 1, at: 2 });
@@ -299,5 +300,67 @@ describe("durable jobs", () => {
     record = jobRecord({ status: "succeeded", result: "done" });
     controller.abort();
     await expect(watching).resolves.toBe("done");
+  });
+});
+
+/** Sends `message` to a channel the code under test passed to a command. */
+function toChannel(channel: { id: number }, index: number, message: unknown) {
+  (window as any).__TAURI_INTERNALS__.runCallback(channel.id, { index, message });
+}
+
+describe("runLocal", () => {
+  it("gives the id at once, this job's progress, then its result", async () => {
+    let channel: { id: number } | null = null;
+    const calls = backend((cmd, args) => {
+      if (cmd === "plugin:jobs|run_local") {
+        channel = args.onEvent;
+        return "local-4";
+      }
+      return null;
+    });
+    const percents: (number | null)[] = [];
+    const run = await runLocal<string>("export", 400, { onProgress: (percent) => percents.push(percent) });
+    expect(run.id).toBe("local-4");
+    expect(calls[0].args).toMatchObject({ kind: "export", args: 400 });
+    toChannel(channel!, 0, { type: "progress", done: 200, total: 400, percent: 50 });
+    toChannel(channel!, 1, { type: "progress", done: 400, total: 400, percent: 100 });
+    toChannel(channel!, 2, { type: "finished", status: "succeeded", result: "exported 400 rows", error: null });
+    await expect(run.result).resolves.toBe("exported 400 rows");
+    expect(percents).toEqual([50, 100]);
+  });
+
+  it("rejects with jobFailed naming the error, or cancelled", async () => {
+    const channels: { id: number }[] = [];
+    backend((cmd, args) => {
+      if (cmd === "plugin:jobs|run_local") {
+        channels.push(args.onEvent);
+        return `local-${channels.length}`;
+      }
+      return null;
+    });
+    const failing = await runLocal("export");
+    toChannel(channels[0], 0, { type: "finished", status: "failed", result: null, error: "disk full" });
+    const failed = (await failing.result.catch((e: unknown) => e)) as JobsError;
+    expect(failed.code).toBe("jobFailed");
+    expect(failed.message).toContain("disk full");
+    const stopped = await runLocal("export");
+    toChannel(channels[1], 0, { type: "finished", status: "cancelled", result: null, error: null });
+    expect(((await stopped.result.catch((e: unknown) => e)) as JobsError).code).toBe("cancelled");
+  });
+
+  it("cancels the job when the signal fires, and starts nothing if it already had", async () => {
+    const calls = backend((cmd) => (cmd === "plugin:jobs|run_local" ? "local-9" : "requested"));
+    const controller = new AbortController();
+    const run = await runLocal("export", 5, { signal: controller.signal });
+    controller.abort();
+    expect(((await run.result.catch((e: unknown) => e)) as JobsError).code).toBe("cancelled");
+    await tick();
+    expect(calls.map((c) => c.cmd)).toEqual(["plugin:jobs|run_local", "plugin:jobs|cancel"]);
+    expect(calls[1].args).toEqual({ job: { local: "local-9" } });
+
+    const before = calls.length;
+    const error = (await runLocal("export", 5, { signal: controller.signal }).catch((e: unknown) => e)) as JobsError;
+    expect(error.code).toBe("cancelled");
+    expect(calls.length).toBe(before);
   });
 });

@@ -7,6 +7,7 @@
  * The typed commands and events themselves are generated into `./bindings` by
  * tauri-specta; everything here is built on them.
  */
+import { Channel } from "@tauri-apps/api/core";
 import type { UnlistenFn } from "@tauri-apps/api/event";
 
 import {
@@ -36,6 +37,7 @@ import {
   type LocalJob,
   type LocalJobChanged,
   type LocalJobProgress,
+  type LocalRunEvent,
   type PluginHealth,
   type SyncOutcome,
   type SyncFinished,
@@ -102,6 +104,77 @@ export async function jobCounts(): Promise<KindCount[]> {
 /** Starts a local job kind the app registered and resolves with what it returned. */
 export async function spawnAwaitable<T = Value>(kind: string, args: Value = null): Promise<T> {
   return unwrap(await commands.spawnAwaitable(kind, args)) as T;
+}
+
+/** What {@link runLocal} takes. */
+export type RunOptions = {
+  /** Called with 0 to 100 (`null` when the total is unknown) as the job reports progress. */
+  onProgress?: (percent: number | null, done: number, total: number | null) => void;
+  /** When it fires, the job is cancelled and `result` rejects with `cancelled`. */
+  signal?: AbortSignal;
+};
+
+/** A local job {@link runLocal} started: its id now, what it returns later. */
+export type LocalRun<T> = {
+  /** The job's id, for `cancel` or `getLocalJob`. */
+  id: string;
+  /** Resolves with what the job returned; rejects with a `JobsError` (`jobFailed`, `cancelled`). */
+  result: Promise<T>;
+};
+
+/**
+ * Starts a local job kind the app registered, in one call: resolves at once with its
+ * id and a `result` promise. Progress for this job only (none of any other) reaches
+ * `onProgress` through a channel of the call's own, so it cannot be confused with
+ * another job of the same kind and cannot arrive before the page has the id's
+ * promise. When `signal` fires, the job is cancelled and `result` rejects with
+ * `cancelled` at once (unless it had already ended). A signal that fired before the
+ * call starts nothing.
+ *
+ * ```ts
+ * const run = await runLocal<string>("export", 400, { onProgress: (p) => (bar.value = p ?? 0), signal });
+ * shown.textContent = await run.result;
+ * ```
+ */
+export async function runLocal<T = Value>(kind: string, args: Value = null, options: RunOptions = {}): Promise<LocalRun<T>> {
+  const { onProgress = () => {}, signal } = options;
+  if (signal?.aborted) throw new JobsError("cancelled", `aborted before ${kind} started`);
+  let settled = false;
+  let resolve: (value: T) => void = () => {};
+  let reject: (error: JobsError) => void = () => {};
+  const result = new Promise<T>((ok, fail) => {
+    resolve = (value) => {
+      if (!settled) ok(value);
+      settled = true;
+    };
+    reject = (error) => {
+      if (!settled) fail(error);
+      settled = true;
+    };
+  });
+  const channel = new Channel<LocalRunEvent>((event) => {
+    if (event.type === "progress") {
+      onProgress(event.percent, event.done, event.total);
+    } else if (event.status === "succeeded") {
+      resolve(event.result as T);
+    } else if (event.status === "cancelled") {
+      reject(new JobsError("cancelled", `local job ${kind} was cancelled`));
+    } else {
+      reject(new JobsError("jobFailed", `local job ${kind} failed: ${event.error ?? "no error recorded"}`));
+    }
+  });
+  const id = unwrap(await commands.runLocal(kind, args, channel));
+  if (signal) {
+    const abort = () => {
+      void cancel(id).catch(() => {});
+      reject(new JobsError("cancelled", `local job ${id} was cancelled`));
+    };
+    if (signal.aborted) abort();
+    else signal.addEventListener("abort", abort, { once: true });
+    const forget = () => signal.removeEventListener("abort", abort);
+    result.then(forget, forget);
+  }
+  return { id, result };
 }
 
 /** Starts a local job kind the app registered; resolves with its id at once. */
@@ -371,9 +444,13 @@ export type WatchOptions = {
  * mid-job shows the bar where it is). The job is read after the listener is in place,
  * so an end that came before is not missed. When `signal` fires, the job is cancelled
  * and the promise settles at once: `cancelled`, unless the job had already finished.
+ * `watchJob(id, onProgress)` is short for `watchJob(id, { onProgress })`.
  */
-export async function watchJob<T = Value>(id: number, options: WatchOptions = {}): Promise<T> {
-  const { onProgress = () => {}, signal } = options;
+export async function watchJob<T = Value>(
+  id: number,
+  options: WatchOptions | NonNullable<WatchOptions["onProgress"]> = {},
+): Promise<T> {
+  const { onProgress = () => {}, signal } = typeof options === "function" ? { onProgress: options } : options;
   let wake: () => void = () => {};
   const woken = new Promise<void>((resolve) => {
     wake = resolve;

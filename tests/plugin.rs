@@ -144,6 +144,20 @@ fn local_job_commands_work_over_ipc() {
     let record = app.ui.invoke("get_local_job", json!({"id": id})).unwrap();
     assert_eq!(record["status"], json!("succeeded"));
     assert_eq!(record["done"], json!(10));
+    assert_eq!(
+        record["result"],
+        json!(10),
+        "the record keeps what it returned"
+    );
+    // One call: the id at once, the job's events on its own channel.
+    let run = app
+        .ui
+        .invoke(
+            "run_local",
+            json!({"kind": "double", "args": 4, "onEvent": "__CHANNEL__:1"}),
+        )
+        .unwrap();
+    assert!(run.as_str().unwrap().starts_with("local-"));
     assert!(!app
         .ui
         .invoke("list_local_jobs", json!({}))

@@ -150,6 +150,7 @@ fn export_only() -> Value {
         { "identifier": "jobs:allow-prune-jobs", "allow": kinds },
         { "identifier": "jobs:allow-spawn-awaitable", "allow": [{ "localKind": "export" }] },
         { "identifier": "jobs:allow-spawn-local", "allow": [{ "localKind": "export" }] },
+        { "identifier": "jobs:allow-run-local", "allow": [{ "localKind": "export" }] },
         { "identifier": "jobs:allow-list-local-jobs", "allow": [{ "localKind": "export" }] },
         { "identifier": "jobs:allow-sync-now", "allow": [{ "target": "demo/*" }] },
         { "identifier": "jobs:allow-sync-status", "allow": [{ "target": "demo/*" }] },
@@ -259,6 +260,15 @@ fn local_kinds_and_sync_targets_are_scoped_too() {
             &app.scoped,
             "spawn_local",
             json!({"kind": "wipe", "args": 4}),
+        )
+        .unwrap_err(),
+        "wipe",
+    );
+    assert_forbidden(
+        invoke(
+            &app.scoped,
+            "run_local",
+            json!({"kind": "wipe", "args": 4, "onEvent": "__CHANNEL__:7"}),
         )
         .unwrap_err(),
         "wipe",

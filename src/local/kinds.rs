@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{BoxError, JobResult, LocalJobContext, LocalJobId, LocalJobs};
+use super::{BoxError, JobResult, LocalJobContext, LocalJobId, LocalJobs, Observer};
 use crate::error::{Error, Result};
 use crate::json::{call_json, JsonCallError};
 
@@ -68,15 +68,10 @@ impl LocalKinds {
         );
     }
 
-    /// Starts a job of the registered `kind` with `args`; its id at once.
+    /// Starts a job of the registered `kind` with `args`; its id at once. Its record
+    /// keeps what it returns.
     pub(crate) fn spawn(&self, jobs: &LocalJobs, kind: String, args: Value) -> Result<LocalJobId> {
-        let registered = self.get(&kind)?;
-        let body = move |ctx| async move { (registered.body)(args, ctx).await.map(drop) };
-        if registered.exclusive {
-            jobs.spawn_exclusive(kind, body)
-        } else {
-            Ok(jobs.spawn(kind, body))
-        }
+        self.run(jobs, kind, args, None).map(|(id, _)| id)
     }
 
     /// Starts a job of the registered `kind` with `args`; its id, and what its body
@@ -87,13 +82,20 @@ impl LocalKinds {
         kind: String,
         args: Value,
     ) -> Result<(LocalJobId, JobResult<Value>)> {
+        self.run(jobs, kind, args, None)
+    }
+
+    /// The same, with `observer` hearing the job's progress and its end.
+    pub(crate) fn run(
+        &self,
+        jobs: &LocalJobs,
+        kind: String,
+        args: Value,
+        observer: Option<Observer>,
+    ) -> Result<(LocalJobId, JobResult<Value>)> {
         let registered = self.get(&kind)?;
         let body = move |ctx| (registered.body)(args, ctx);
-        if registered.exclusive {
-            jobs.spawn_exclusive_awaitable(kind, body)
-        } else {
-            Ok(jobs.spawn_awaitable(kind, body))
-        }
+        jobs.spawn_json(kind, registered.exclusive, body, observer)
     }
 
     fn get(&self, kind: &str) -> Result<LocalKind> {

@@ -40,11 +40,14 @@ use tokio_util::sync::CancellationToken;
 use crate::bus::{EventBus, LocalJobChanged, LocalJobProgress};
 use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Result};
+use crate::json::too_deep;
 use crate::locks::lock;
 use crate::model::sanitize_error;
 use crate::panics::{panic_message, CatchUnwind};
 
-pub use crate::model::{LocalJob, LocalJobId, LocalJobStatus};
+pub use crate::model::{
+    LocalJob, LocalJobId, LocalJobStatus, LocalRunEvent, MAX_LOCAL_RESULT_BYTES,
+};
 
 pub use crate::progress::PROGRESS_INTERVAL;
 use crate::progress::{percent, Throttle};
@@ -55,6 +58,10 @@ pub const DEFAULT_KEEP_FINISHED: usize = 200;
 
 /// What a job body returns on failure.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Hears one job's progress and end (see [`LocalRunEvent`]); called on the thread
+/// that reports, so it must be quick.
+pub(crate) type Observer = Arc<dyn Fn(LocalRunEvent) + Send + Sync>;
 
 // ===== ids =====
 
@@ -228,7 +235,7 @@ impl LocalJobs {
         F: FnOnce(LocalJobContext) -> Fut,
         Fut: Future<Output = std::result::Result<(), BoxError>> + Send + 'static,
     {
-        self.start(kind.into(), false, body, None)
+        self.start(kind.into(), false, body, None, None, no_json)
             .expect("a non-exclusive spawn is never refused")
     }
 
@@ -239,7 +246,7 @@ impl LocalJobs {
         F: FnOnce(LocalJobContext) -> Fut,
         Fut: Future<Output = std::result::Result<(), BoxError>> + Send + 'static,
     {
-        self.start(kind.into(), true, body, None)
+        self.start(kind.into(), true, body, None, None, no_json)
     }
 
     /// Starts `body`; the [`JobResult`] gives what it returns.
@@ -255,7 +262,7 @@ impl LocalJobs {
     {
         let (sender, receiver) = oneshot::channel();
         let id = self
-            .start(kind.into(), false, body, Some(sender))
+            .start(kind.into(), false, body, Some(sender), None, no_json)
             .expect("a non-exclusive spawn is never refused");
         (id, JobResult { receiver })
     }
@@ -272,7 +279,27 @@ impl LocalJobs {
         Fut: Future<Output = std::result::Result<T, BoxError>> + Send + 'static,
     {
         let (sender, receiver) = oneshot::channel();
-        let id = self.start(kind.into(), true, body, Some(sender))?;
+        let id = self.start(kind.into(), true, body, Some(sender), None, no_json)?;
+        Ok((id, JobResult { receiver }))
+    }
+
+    /// A job whose value is JSON: its record keeps the value (within the caps), and
+    /// `observer`, if any, hears its progress and its end.
+    pub(crate) fn spawn_json<F, Fut>(
+        &self,
+        kind: String,
+        exclusive: bool,
+        body: F,
+        observer: Option<Observer>,
+    ) -> Result<(LocalJobId, JobResult<serde_json::Value>)>
+    where
+        F: FnOnce(LocalJobContext) -> Fut,
+        Fut: Future<Output = std::result::Result<serde_json::Value, BoxError>> + Send + 'static,
+    {
+        let (sender, receiver) = oneshot::channel();
+        let id = self.start(kind, exclusive, body, Some(sender), observer, |value| {
+            Some(value.clone())
+        })?;
         Ok((id, JobResult { receiver }))
     }
 
@@ -282,6 +309,8 @@ impl LocalJobs {
         exclusive: bool,
         body: F,
         result: Option<oneshot::Sender<std::result::Result<T, LocalJobFailure>>>,
+        observer: Option<Observer>,
+        json: fn(&T) -> Option<serde_json::Value>,
     ) -> Result<LocalJobId>
     where
         T: Send + 'static,
@@ -297,6 +326,7 @@ impl LocalJobs {
             kind.clone(),
             self.inner.bus.clone(),
             self.inner.clock.clone(),
+            observer,
         ));
         {
             let mut records = lock(&self.inner.records);
@@ -321,6 +351,7 @@ impl LocalJobs {
                         error: None,
                         started_at: now,
                         finished_at: None,
+                        result: None,
                     },
                     token: token.clone(),
                     progress: progress.clone(),
@@ -372,7 +403,14 @@ impl LocalJobs {
                     Err(LocalJobFailure::Cancelled),
                 ),
             };
-            this.finish(id, status, error);
+            // A JSON value goes on the record and to the observer too; a typed one
+            // only to whoever awaits it.
+            let shown = value
+                .as_ref()
+                .ok()
+                .and_then(json)
+                .map_or(Shown::None, Shown::of);
+            this.finish(id, status, error, shown);
             if let Some(sender) = result {
                 let _ = sender.send(value);
             }
@@ -392,14 +430,16 @@ impl LocalJobs {
                     id,
                     LocalJobStatus::Failed,
                     Some("no tokio runtime to run the job on".into()),
+                    Shown::None,
                 );
             }
         }
         Ok(id)
     }
 
-    fn finish(&self, id: LocalJobId, status: LocalJobStatus, error: Option<String>) {
+    fn finish(&self, id: LocalJobId, status: LocalJobStatus, error: Option<String>, shown: Shown) {
         let now = self.inner.clock.now();
+        let (kept, sent) = shown.split();
         let kind = {
             let mut records = lock(&self.inner.records);
             let Some(entry) = records.entries.get_mut(&id) else {
@@ -412,6 +452,7 @@ impl LocalJobs {
             record.finished_at = Some(now);
             record.done = done;
             record.total = total;
+            record.result = kept;
             let kind = record.kind.clone();
             records.finished.push_back(id);
             while records.finished.len() > self.inner.keep_finished {
@@ -421,13 +462,24 @@ impl LocalJobs {
             }
             kind
         };
+        let progress = lock(&self.inner.records)
+            .entries
+            .get(&id)
+            .map(|entry| entry.progress.clone());
         if status == LocalJobStatus::Succeeded {
             // The last progress event, if the body never reported completion.
-            if let Some(entry) = lock(&self.inner.records).entries.get(&id) {
-                entry.progress.finish();
+            if let Some(progress) = &progress {
+                progress.finish();
             }
         }
-        self.publish(id, &kind, status, error);
+        self.publish(id, &kind, status, error.clone());
+        if let Some(observer) = progress.and_then(|progress| progress.observer.clone()) {
+            observer(LocalRunEvent::Finished {
+                status,
+                result: sent,
+                error,
+            });
+        }
     }
 
     fn publish(&self, id: LocalJobId, kind: &str, status: LocalJobStatus, error: Option<String>) {
@@ -490,6 +542,7 @@ struct Progress {
     bus: EventBus,
     clock: Arc<dyn Clock>,
     throttle: Throttle,
+    observer: Option<Observer>,
 }
 
 impl fmt::Debug for Progress {
@@ -499,13 +552,20 @@ impl fmt::Debug for Progress {
 }
 
 impl Progress {
-    fn new(id: LocalJobId, kind: String, bus: EventBus, clock: Arc<dyn Clock>) -> Self {
+    fn new(
+        id: LocalJobId,
+        kind: String,
+        bus: EventBus,
+        clock: Arc<dyn Clock>,
+        observer: Option<Observer>,
+    ) -> Self {
         Progress {
             id,
             kind,
             bus,
             throttle: Throttle::new(clock.clone()),
             clock,
+            observer,
         }
     }
 
@@ -527,13 +587,161 @@ impl Progress {
     }
 
     fn send(&self, done: u64, total: Option<u64>) {
+        let percent = total.map(|total| percent(done, total));
         self.bus.publish(LocalJobProgress {
             id: self.id,
             kind: self.kind.clone(),
             done,
             total,
-            percent: total.map(|total| percent(done, total)),
+            percent,
             at: self.clock.now(),
         });
+        if let Some(observer) = &self.observer {
+            observer(LocalRunEvent::Progress {
+                done,
+                total,
+                percent,
+            });
+        }
+    }
+}
+
+// ===== results kept on the record =====
+
+/// A value of a typed job: not JSON, so nothing to keep.
+fn no_json<T>(_: &T) -> Option<serde_json::Value> {
+    None
+}
+
+/// What a succeeded job's value becomes on its record and for its observer.
+enum Shown {
+    None,
+    /// Kept on the record and sent.
+    Kept(serde_json::Value),
+    /// Too large or deep for the record; sent to the observer only.
+    SentOnly(serde_json::Value),
+}
+
+impl Shown {
+    /// Kept when it fits the record's caps.
+    fn of(value: serde_json::Value) -> Self {
+        let fits = too_deep(&value).is_none()
+            && serde_json::to_vec(&value).is_ok_and(|bytes| bytes.len() <= MAX_LOCAL_RESULT_BYTES);
+        if fits {
+            Shown::Kept(value)
+        } else {
+            Shown::SentOnly(value)
+        }
+    }
+
+    /// What the record keeps, and what the observer hears.
+    fn split(self) -> (Option<serde_json::Value>, Option<serde_json::Value>) {
+        match self {
+            Shown::None => (None, None),
+            Shown::Kept(value) => (Some(value.clone()), Some(value)),
+            Shown::SentOnly(value) => (None, Some(value)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use serde_json::{json, Value};
+
+    use super::*;
+
+    fn observed() -> (Observer, Arc<Mutex<Vec<LocalRunEvent>>>) {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        let observer: Observer = Arc::new(move |event| sink.lock().unwrap().push(event));
+        (observer, seen)
+    }
+
+    #[tokio::test]
+    async fn a_json_job_keeps_its_result_and_its_observer_hears_progress_then_the_end() {
+        let jobs = LocalJobs::new(EventBus::new());
+        let (observer, seen) = observed();
+        let (id, result) = jobs
+            .spawn_json(
+                "count".into(),
+                false,
+                |ctx: LocalJobContext| async move {
+                    for done in 0..=1000 {
+                        ctx.progress(done, Some(1000)).await;
+                    }
+                    Ok(json!({"rows": 1000}))
+                },
+                Some(observer),
+            )
+            .unwrap();
+        assert_eq!(result.wait().await.unwrap(), json!({"rows": 1000}));
+        assert_eq!(jobs.get(id).unwrap().result, Some(json!({"rows": 1000})));
+        let seen = seen.lock().unwrap();
+        let progress = seen
+            .iter()
+            .filter(|event| matches!(event, LocalRunEvent::Progress { .. }))
+            .count();
+        assert_eq!(progress, 101, "one a percent, like the bus");
+        assert_eq!(
+            seen.last(),
+            Some(&LocalRunEvent::Finished {
+                status: LocalJobStatus::Succeeded,
+                result: Some(json!({"rows": 1000})),
+                error: None,
+            })
+        );
+    }
+
+    #[tokio::test]
+    async fn a_result_past_the_cap_is_not_kept_but_still_delivered() {
+        let jobs = LocalJobs::new(EventBus::new());
+        let (observer, seen) = observed();
+        let big = Value::String("x".repeat(MAX_LOCAL_RESULT_BYTES));
+        let sent = big.clone();
+        let (id, result) = jobs
+            .spawn_json(
+                "big".into(),
+                false,
+                move |_ctx| async move { Ok(sent) },
+                Some(observer),
+            )
+            .unwrap();
+        assert_eq!(result.wait().await.unwrap(), big);
+        let record = jobs.get(id).unwrap();
+        assert_eq!(record.status, LocalJobStatus::Succeeded);
+        assert_eq!(record.result, None);
+        assert!(matches!(
+            seen.lock().unwrap().last(),
+            Some(LocalRunEvent::Finished { result: Some(value), .. }) if *value == big
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_failure_reaches_the_observer_redacted_and_typed_jobs_keep_no_result() {
+        let jobs = LocalJobs::new(EventBus::new());
+        let (observer, seen) = observed();
+        let (_, result) = jobs
+            .spawn_json(
+                "fails".into(),
+                false,
+                |_ctx| async move { Err::<Value, BoxError>("token=abc123secret".into()) },
+                Some(observer),
+            )
+            .unwrap();
+        assert!(result.wait().await.is_err());
+        match seen.lock().unwrap().last() {
+            Some(LocalRunEvent::Finished {
+                status: LocalJobStatus::Failed,
+                result: None,
+                error: Some(error),
+            }) => assert!(!error.contains("abc123secret"), "{error}"),
+            other => panic!("{other:?}"),
+        }
+        let (id, typed) =
+            jobs.spawn_awaitable("typed", |_ctx| async move { Ok::<_, BoxError>(7u32) });
+        assert_eq!(typed.wait().await.unwrap(), 7);
+        assert_eq!(jobs.get(id).unwrap().result, None);
     }
 }

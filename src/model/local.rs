@@ -69,4 +69,40 @@ pub struct LocalJob {
     pub started_at: Timestamp,
     /// When it ended.
     pub finished_at: Option<Timestamp>,
+    /// What it returned, once it succeeded: for jobs whose value is JSON (the kinds
+    /// the webview starts by name) and at most [`MAX_LOCAL_RESULT_BYTES`] of it, 64
+    /// levels deep at most. A larger one still reaches whoever awaits the job.
+    pub result: Option<serde_json::Value>,
+}
+
+/// The largest result a [`LocalJob`] record keeps: the durable results' default cap.
+pub const MAX_LOCAL_RESULT_BYTES: usize = 1024 * 1024;
+
+/// What the caller that started a local job hears of it, and nobody else: its
+/// progress (throttled like the bus events) and its end, in order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(tag = "type", rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum LocalRunEvent {
+    /// How far it is.
+    #[serde(rename_all = "camelCase")]
+    Progress {
+        /// Steps done.
+        done: u64,
+        /// Steps in all, when known.
+        total: Option<u64>,
+        /// Whole percent, when the total is known.
+        percent: Option<u8>,
+    },
+    /// It ended; the last message.
+    #[serde(rename_all = "camelCase")]
+    Finished {
+        /// How.
+        status: LocalJobStatus,
+        /// What it returned, when it succeeded (whatever its size).
+        result: Option<serde_json::Value>,
+        /// Why it failed (redacted), when it did.
+        error: Option<String>,
+    },
 }

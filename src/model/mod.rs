@@ -26,7 +26,7 @@ pub(crate) use job::percent;
 pub use job::{
     Actor, Job, JobEnded, JobFilter, JobId, JobProgressValue, JobStatus, KindCount, Priority,
 };
-pub use local::{LocalJob, LocalJobId, LocalJobStatus};
+pub use local::{LocalJob, LocalJobId, LocalJobStatus, LocalRunEvent, MAX_LOCAL_RESULT_BYTES};
 pub(crate) use patterns::to_sql_glob;
 pub use patterns::Patterns;
 pub(crate) use redact::truncate_chars;

@@ -8,9 +8,11 @@
 //! Every command takes the calling window's [`Scope`]: what lies outside it is refused
 //! (`forbidden`) before any work, or left out of what is read.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
+use tauri::ipc::Channel;
 use tauri::State;
 
 use super::error::{CommandError, ErrorCode};
@@ -19,7 +21,7 @@ pub use super::models::{
 };
 use super::scope::Scope;
 use super::Jobs;
-use crate::local::{LocalJob, LocalJobFailure, LocalJobId};
+use crate::local::{LocalJob, LocalJobFailure, LocalJobId, LocalRunEvent, Observer};
 use crate::model::JobProgressValue;
 use crate::queue::{
     Actor, CancelOutcome, ClaimRequest, ClaimedJob, EnqueueOptions, Enqueued, Heartbeat, Job,
@@ -199,6 +201,29 @@ pub async fn spawn_awaitable(
         LocalJobFailure::Cancelled => CommandError::new(ErrorCode::Cancelled, failure.to_string()),
         other => CommandError::new(ErrorCode::JobFailed, other.to_string()),
     })
+}
+
+/// Starts a local job kind the app registered for the webview and returns its id at
+/// once; `on_event` hears that job's progress and then its end (with what it
+/// returned), and nothing else.
+#[tauri::command]
+#[cfg_attr(feature = "specta", specta::specta)]
+pub async fn run_local(
+    jobs: State<'_, Jobs>,
+    scope: Scope,
+    kind: String,
+    args: Value,
+    on_event: Channel<LocalRunEvent>,
+) -> CommandResult<LocalJobId> {
+    scope.local_kind(&kind)?;
+    let observer: Observer = Arc::new(move |event| {
+        // A page that went away is no reason to stop the job.
+        let _ = on_event.send(event);
+    });
+    let (id, _) = jobs
+        .local_kinds
+        .run(&jobs.local, kind, args, Some(observer))?;
+    Ok(id)
 }
 
 /// One local job's record.

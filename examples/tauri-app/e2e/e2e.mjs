@@ -101,13 +101,15 @@ await test("refresh syncs and the synced count changes", browser, async () => {
   if (!(await text(browser, "sync-health")).startsWith("healthy")) throw new Error("not healthy");
 });
 
-await test("an export reaches 100% with a bounded number of progress events", browser, async () => {
+await test("an export reaches 100% with a bounded number of progress events and shows what it returned", browser, async () => {
   await click(browser, "export-start");
   await until(browser, "the export to succeed", async () => (await text(browser, "export-state")) === "succeeded", 60_000);
   const value = await (await browser.$("#export-progress")).getProperty("value");
   const events = Number(await text(browser, "export-events"));
   if (value !== 100) throw new Error(`progress bar at ${value}`);
   if (events < 2 || events > 101) throw new Error(`${events} progress events`);
+  const returned = await text(browser, "export-result");
+  if (returned !== "exported 400 rows") throw new Error(`returned ${JSON.stringify(returned)}`);
 });
 
 await test("cancelling an export midway ends it cancelled", browser, async () => {

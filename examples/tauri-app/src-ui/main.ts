@@ -17,12 +17,12 @@ import {
   resumeKind,
   resumeSchedule,
   retryJob,
+  runLocal,
   runScheduleNow,
-  spawnLocal,
   syncNow,
   syncStatus,
-  watchLocalJob,
   wireNetworkHint,
+  JobsError,
   type Job,
 } from "../../../guest-js/index";
 
@@ -76,32 +76,38 @@ $<HTMLInputElement>("fail-toggle").addEventListener("change", async (event) => {
 
 // ===== export =====
 
-let exportId: string | null = null;
+// One call: the job's id, its progress on a channel of its own, what it returns, and
+// Cancel through an AbortSignal.
+let exporting: AbortController | null = null;
 let progressEvents = 0;
 
 $("export-start").addEventListener("click", async () => {
   progressEvents = 0;
   $("export-events").textContent = "0";
+  $("export-result").textContent = "";
   $<HTMLProgressElement>("export-progress").value = 0;
+  exporting = new AbortController();
   try {
-    exportId = await spawnLocal("export", 400);
+    const run = await runLocal<string>("export", 400, {
+      signal: exporting.signal,
+      onProgress: (percent) => {
+        progressEvents += 1;
+        $("export-events").textContent = String(progressEvents);
+        if (percent !== null) $<HTMLProgressElement>("export-progress").value = percent;
+      },
+    });
+    setBadge("export-state", "running", "running");
+    $("export-result").textContent = await run.result;
+    setBadge("export-state", "succeeded", "succeeded");
   } catch (error) {
-    setBadge("export-state", String((error as Error).message), "error");
-    return;
+    const code = error instanceof JobsError ? error.code : "error";
+    setBadge("export-state", code === "cancelled" ? "cancelled" : (error as Error).message, code === "cancelled" ? "cancelled" : "error");
+  } finally {
+    exporting = null;
   }
-  setBadge("export-state", "running", "running");
-  const done = await watchLocalJob(exportId, (percent) => {
-    progressEvents += 1;
-    $("export-events").textContent = String(progressEvents);
-    if (percent !== null) $<HTMLProgressElement>("export-progress").value = percent;
-  });
-  setBadge("export-state", done.status, done.status);
-  exportId = null;
 });
 
-$("export-cancel").addEventListener("click", async () => {
-  if (exportId) await cancel(exportId);
-});
+$("export-cancel").addEventListener("click", () => exporting?.abort());
 
 // ===== durable jobs =====
 
