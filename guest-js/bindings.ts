@@ -727,6 +727,11 @@ export type Schedule = {
 	intervalMs: number | null,
 	/**  The cron expression, for cron schedules. */
 	cron: string | null,
+	/**
+	 *  The wall clock the expression reads: `None` for UTC, `"local"`, or an IANA
+	 *  name.
+	 */
+	zone: string | null,
 	/**  When it runs next. */
 	nextRun: Timestamp,
 	/**  Whether it is paused. */

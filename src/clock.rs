@@ -7,11 +7,20 @@
 //! Wall-clock time is used on purpose rather than `Instant`: on Linux and macOS the
 //! monotonic clock stops while the machine is suspended, and a run that fell due during
 //! the suspension must be noticed on wake-up.
+//!
+//! The clock also says which time zone the machine's wall clock is in, for schedules
+//! on local time: the system's ([`TimeZone::system`], which `jiff` re-reads at most
+//! every five minutes, so a change after travel is seen), or, for a fake clock, the
+//! zone a test sets.
 
 use std::fmt;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+pub use jiff::tz::TimeZone;
+
+use crate::locks::lock;
 
 pub(crate) use crate::model::time::duration_millis;
 pub use crate::model::Timestamp;
@@ -22,6 +31,11 @@ pub use crate::model::Timestamp;
 pub trait Clock: Send + Sync + fmt::Debug + 'static {
     /// The current wall-clock time.
     fn now(&self) -> Timestamp;
+
+    /// The time zone of the machine's wall clock now: the system's by default.
+    fn local_zone(&self) -> TimeZone {
+        TimeZone::system()
+    }
 }
 
 /// The system's wall clock.
@@ -51,6 +65,8 @@ impl Clock for SystemClock {
 pub struct FakeClock {
     // Relaxed is enough: the clock is a single value with no other memory to order.
     millis: Arc<AtomicI64>,
+    // Mutex: set by a test now and then; `None` is UTC.
+    zone: Arc<Mutex<Option<TimeZone>>>,
 }
 
 impl FakeClock {
@@ -59,6 +75,7 @@ impl FakeClock {
     pub fn new(start: Timestamp) -> Self {
         FakeClock {
             millis: Arc::new(AtomicI64::new(start.as_millis())),
+            zone: Arc::default(),
         }
     }
 
@@ -72,11 +89,20 @@ impl FakeClock {
     pub fn set(&self, to: Timestamp) {
         self.millis.store(to.as_millis(), Ordering::Relaxed);
     }
+
+    /// Puts the machine's wall clock in `zone` (UTC until set), as after travel.
+    pub fn set_local_zone(&self, zone: TimeZone) {
+        *lock(&self.zone) = Some(zone);
+    }
 }
 
 impl Clock for FakeClock {
     fn now(&self) -> Timestamp {
         Timestamp::from_millis(self.millis.load(Ordering::Relaxed))
+    }
+
+    fn local_zone(&self) -> TimeZone {
+        lock(&self.zone).clone().unwrap_or(TimeZone::UTC)
     }
 }
 

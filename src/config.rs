@@ -18,9 +18,25 @@
 //!
 //! [jobs.kind_limits]          # caps on running jobs per kind, across processes;
 //! embed = 1                   # these win over the handlers' own defaults
+//!
+//! [schedules.morning-digest]  # a schedule, or changes to one the app declares
+//! kind = "digest"
+//! cron = "0 8 * * 1-5"        # or every = "15m"
+//! zone = "local"              # the machine's wall clock; or "Europe/Berlin"; UTC if unset
+//! payload = { to = "me" }
+//! priority = 50
+//!
+//! [sync."github/me/notifications"]  # a registered sync target's policy
+//! every = "10m"
+//! min_interval = "1m"
+//! max_backoff = "2h"
+//! max_throttle = "1d"
 //! ```
+//!
+//! Durations are a number of seconds or a string of numbers with units, `ms`, `s`,
+//! `m`, `h` and `d` (`"1h30m"`).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -28,7 +44,7 @@ use toml::{Table, Value};
 
 use crate::backoff::RetryPolicy;
 use crate::error::{Error, Result};
-use crate::model::{truncate_chars, MAX_ERROR_CHARS};
+use crate::model::{truncate_chars, Cron, Priority, MAX_ERROR_CHARS};
 use crate::store::Synchronous;
 
 /// Everything `config.toml` can say. Unset values are `None`: the code's defaults
@@ -38,6 +54,47 @@ use crate::store::Synchronous;
 pub struct Config {
     /// The `[jobs]` section.
     pub jobs: JobsConfig,
+    /// The `[schedules.<name>]` sections, by name.
+    pub schedules: BTreeMap<String, ScheduleConfig>,
+    /// The `[sync."<connector>/<account>/<name>"]` sections, by target.
+    pub sync: BTreeMap<String, SyncConfig>,
+    /// The file it was read from, to name it in errors found once the app applies it
+    /// (a sync section for a target the app never registered); `None` when none was
+    /// read.
+    pub path: Option<PathBuf>,
+}
+
+/// A `[schedules.<name>]` section: a schedule of its own (`kind` and `every` or
+/// `cron` given), or changes to one the app's code declares under that name.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct ScheduleConfig {
+    /// `kind`.
+    pub kind: Option<String>,
+    /// `every`: a fixed interval.
+    pub every: Option<Duration>,
+    /// `cron`: five fields.
+    pub cron: Option<Cron>,
+    /// `zone`: `"local"` or an IANA name, for `cron`.
+    pub zone: Option<String>,
+    /// `payload`: any value, as JSON.
+    pub payload: Option<serde_json::Value>,
+    /// `priority`.
+    pub priority: Option<Priority>,
+}
+
+/// A `[sync."<target>"]` section: what it changes in the target's policy.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct SyncConfig {
+    /// `every`: the cadence.
+    pub every: Option<Duration>,
+    /// `min_interval`: the least time between automatic runs.
+    pub min_interval: Option<Duration>,
+    /// `max_backoff`: the cap of the backoff after failures.
+    pub max_backoff: Option<Duration>,
+    /// `max_throttle`: the longest a server throttle may defer a run.
+    pub max_throttle: Option<Duration>,
 }
 
 /// The `[jobs]` section.
@@ -68,7 +125,10 @@ impl Config {
     pub fn load(path: impl AsRef<Path>) -> Result<Config> {
         let path = path.as_ref();
         match std::fs::read_to_string(path) {
-            Ok(text) => Config::parse(&text, path),
+            Ok(text) => Config::parse(&text, path).map(|mut config| {
+                config.path = Some(path.to_owned());
+                config
+            }),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
             Err(source) => Err(Error::Io {
                 path: path.to_owned(),
@@ -89,10 +149,40 @@ impl Config {
         for (key, value) in &table {
             match key.as_str() {
                 "jobs" => config.jobs = reader.jobs(value)?,
+                "schedules" => {
+                    for (name, section) in reader.table("schedules", value)? {
+                        let schedule = reader.schedule(&format!("schedules.{name}"), section)?;
+                        config.schedules.insert(name.clone(), schedule);
+                    }
+                }
+                "sync" => {
+                    for (target, section) in reader.table("sync", value)? {
+                        let key = format!("sync.\"{target}\"");
+                        if target.split('/').filter(|part| !part.is_empty()).count() != 3
+                            || target.matches('/').count() != 2
+                        {
+                            return Err(reader.error(&key, "a target is connector/account/name"));
+                        }
+                        config
+                            .sync
+                            .insert(target.clone(), reader.sync(&key, section)?);
+                    }
+                }
                 other => return Err(reader.error(other, "unknown section")),
             }
         }
         Ok(config)
+    }
+
+    /// An error about the key `key` of this file, found while applying it.
+    pub(crate) fn error(&self, key: &str, reason: impl Into<String>) -> Error {
+        Reader {
+            path: self
+                .path
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("config.toml")),
+        }
+        .error(key, reason)
     }
 }
 
@@ -172,6 +262,137 @@ impl Reader {
         Ok(jobs)
     }
 
+    fn table<'v>(&self, name: &str, value: &'v Value) -> Result<&'v Table> {
+        value.as_table().ok_or_else(|| {
+            self.error(
+                name,
+                format!("expected a table, found {}", value.type_str()),
+            )
+        })
+    }
+
+    fn schedule(&self, name: &str, value: &Value) -> Result<ScheduleConfig> {
+        let mut schedule = ScheduleConfig::default();
+        for (key, value) in self.table(name, value)? {
+            let key_name = format!("{name}.{key}");
+            match key.as_str() {
+                "kind" => {
+                    let kind = self.string(&key_name, value)?;
+                    if kind.is_empty() || kind.len() > 128 {
+                        return Err(self.error(&key_name, "must be 1 to 128 bytes"));
+                    }
+                    schedule.kind = Some(kind.to_owned());
+                }
+                "every" => {
+                    let every = self.duration(&key_name, value)?;
+                    if every < Duration::from_secs(1) {
+                        return Err(self.error(&key_name, "must be at least 1s"));
+                    }
+                    schedule.every = Some(every);
+                }
+                "cron" => {
+                    let text = self.string(&key_name, value)?;
+                    schedule.cron = Some(
+                        text.parse::<Cron>()
+                            .map_err(|error| self.error(&key_name, error.to_string()))?,
+                    );
+                }
+                "zone" => {
+                    let zone = self.string(&key_name, value)?;
+                    let known = zone == "local"
+                        || zone.eq_ignore_ascii_case("utc")
+                        || jiff::tz::TimeZone::get(zone).is_ok();
+                    if !known {
+                        return Err(self.error(
+                            &key_name,
+                            format!("unknown time zone {zone:?} (an IANA name such as \"Europe/Berlin\", or \"local\")"),
+                        ));
+                    }
+                    schedule.zone = (!zone.eq_ignore_ascii_case("utc")).then(|| zone.to_owned());
+                }
+                "payload" => schedule.payload = Some(toml_to_json(value)),
+                "priority" => {
+                    let number = value.as_integer().ok_or_else(|| {
+                        self.error(
+                            &key_name,
+                            format!("expected an integer, found {}", value.type_str()),
+                        )
+                    })?;
+                    let priority = i32::try_from(number)
+                        .ok()
+                        .filter(|p| p.unsigned_abs() <= 1_000_000)
+                        .ok_or_else(|| {
+                            self.error(
+                                &key_name,
+                                format!("must be from -1000000 to 1000000, found {number}"),
+                            )
+                        })?;
+                    schedule.priority = Some(Priority(priority));
+                }
+                _ => return Err(self.error(&key_name, "unknown key")),
+            }
+        }
+        if schedule.every.is_some() && schedule.cron.is_some() {
+            return Err(self.error(name, "give `every` or `cron`, not both"));
+        }
+        if schedule.every.is_some() && schedule.zone.is_some() {
+            return Err(self.error(
+                &format!("{name}.zone"),
+                "a zone applies to `cron`; `every` runs in absolute time",
+            ));
+        }
+        Ok(schedule)
+    }
+
+    fn sync(&self, name: &str, value: &Value) -> Result<SyncConfig> {
+        let mut sync = SyncConfig::default();
+        for (key, value) in self.table(name, value)? {
+            let key_name = format!("{name}.{key}");
+            let duration = self.duration(&key_name, value)?;
+            match key.as_str() {
+                "every" => sync.every = Some(duration),
+                "min_interval" => sync.min_interval = Some(duration),
+                "max_backoff" => sync.max_backoff = Some(duration),
+                "max_throttle" => sync.max_throttle = Some(duration),
+                _ => return Err(self.error(&key_name, "unknown key")),
+            }
+        }
+        Ok(sync)
+    }
+
+    fn string<'v>(&self, name: &str, value: &'v Value) -> Result<&'v str> {
+        value.as_str().ok_or_else(|| {
+            self.error(
+                name,
+                format!("expected a string, found {}", value.type_str()),
+            )
+        })
+    }
+
+    /// A duration: a number of seconds, or numbers with units (`"1h30m"`), more than
+    /// zero and at most a year.
+    fn duration(&self, name: &str, value: &Value) -> Result<Duration> {
+        let duration = match value {
+            Value::Integer(_) | Value::Float(_) => self.seconds(name, value)?,
+            Value::String(text) => {
+                parse_duration(text).map_err(|reason| self.error(name, reason))?
+            }
+            other => {
+                return Err(self.error(
+                    name,
+                    format!(
+                        "expected a duration (\"15m\", or seconds), found {}",
+                        other.type_str()
+                    ),
+                ))
+            }
+        };
+        if duration.is_zero() || duration > Duration::from_secs(365 * 86_400) {
+            return Err(self.error(name, "must be more than zero and at most a year"));
+        }
+        Ok(duration)
+    }
+
     fn limits(&self, name: &str, value: &Value) -> Result<HashMap<String, u32>> {
         let table = value.as_table().ok_or_else(|| {
             self.error(
@@ -228,6 +449,58 @@ impl Reader {
             0.001,
             31_536_000.0,
         )?))
+    }
+}
+
+/// `"1h30m"`, `"90s"`, `"500ms"`, `"2d"`: numbers each followed by a unit.
+fn parse_duration(text: &str) -> std::result::Result<Duration, String> {
+    let bad = || format!("{text:?} is not a duration such as \"90s\", \"15m\" or \"1h30m\"");
+    let mut rest = text.trim();
+    if rest.is_empty() {
+        return Err(bad());
+    }
+    let mut total = Duration::ZERO;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let number: u64 = rest[..digits].parse().map_err(|_| bad())?;
+        rest = &rest[digits..];
+        let unit = rest
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let millis = match &rest[..unit] {
+            "ms" => 1,
+            "s" => 1_000,
+            "m" => 60_000,
+            "h" => 3_600_000,
+            "d" => 86_400_000,
+            _ => return Err(bad()),
+        };
+        rest = &rest[unit..];
+        total = number
+            .checked_mul(millis)
+            .and_then(|ms| total.checked_add(Duration::from_millis(ms)))
+            .ok_or_else(bad)?;
+    }
+    Ok(total)
+}
+
+/// A TOML value as JSON (a date or time becomes its text).
+fn toml_to_json(value: &Value) -> serde_json::Value {
+    match value {
+        Value::String(text) => serde_json::Value::String(text.clone()),
+        Value::Integer(n) => serde_json::Value::from(*n),
+        Value::Float(f) => serde_json::Number::from_f64(*f)
+            .map_or(serde_json::Value::Null, serde_json::Value::Number),
+        Value::Boolean(b) => serde_json::Value::Bool(*b),
+        Value::Datetime(at) => serde_json::Value::String(at.to_string()),
+        Value::Array(items) => items.iter().map(toml_to_json).collect(),
+        Value::Table(table) => table
+            .iter()
+            .map(|(key, value)| (key.clone(), toml_to_json(value)))
+            .collect::<serde_json::Map<_, _>>()
+            .into(),
     }
 }
 
@@ -347,6 +620,134 @@ mod tests {
             let (found, reason) = key_of(text);
             assert_eq!(found, key, "{text}");
             assert!(reason.contains(fragment), "{text}: {reason}");
+        }
+    }
+
+    #[test]
+    fn schedules_and_sync_sections_parse() {
+        let config = parse(
+            r#"
+            [schedules.morning-digest]
+            kind = "digest"
+            cron = "0 8 * * 1-5"
+            zone = "local"
+            payload = { to = "me", tags = ["a", 1, true] }
+            priority = 60
+
+            [schedules.poll]
+            every = "1h30m"
+
+            [sync."github/me/notifications"]
+            every = "10m"
+            min_interval = 60
+            max_backoff = "2h"
+            max_throttle = "1d"
+            "#,
+        )
+        .unwrap();
+        let digest = &config.schedules["morning-digest"];
+        assert_eq!(digest.kind.as_deref(), Some("digest"));
+        assert_eq!(
+            digest.cron.as_ref().map(ToString::to_string).as_deref(),
+            Some("0 8 * * 1-5")
+        );
+        assert_eq!(digest.zone.as_deref(), Some("local"));
+        assert_eq!(
+            digest.payload,
+            Some(serde_json::json!({"to": "me", "tags": ["a", 1, true]}))
+        );
+        assert_eq!(digest.priority, Some(Priority(60)));
+        assert_eq!(
+            config.schedules["poll"].every,
+            Some(Duration::from_secs(5400))
+        );
+        let sync = &config.sync["github/me/notifications"];
+        assert_eq!(sync.every, Some(Duration::from_secs(600)));
+        assert_eq!(sync.min_interval, Some(Duration::from_secs(60)));
+        assert_eq!(sync.max_backoff, Some(Duration::from_secs(7200)));
+        assert_eq!(sync.max_throttle, Some(Duration::from_secs(86_400)));
+    }
+
+    #[test]
+    fn bad_schedule_and_sync_sections_name_the_key() {
+        let cases = [
+            (
+                "[schedules.a]\nzone = \"Mars/Olympus_Mons\"\ncron = \"0 8 * * *\"",
+                "schedules.a.zone",
+                "Mars/Olympus_Mons",
+            ),
+            (
+                "[schedules.a]\ncron = \"0 25 * * *\"",
+                "schedules.a.cron",
+                "hour",
+            ),
+            (
+                "[schedules.a]\nevery = \"5 minutes\"",
+                "schedules.a.every",
+                "not a duration",
+            ),
+            (
+                "[schedules.a]\nevery = \"0s\"",
+                "schedules.a.every",
+                "more than zero",
+            ),
+            (
+                "[schedules.a]\nevery = 0.5",
+                "schedules.a.every",
+                "at least 1s",
+            ),
+            (
+                "[schedules.a]\nevery = \"1m\"\ncron = \"* * * * *\"",
+                "schedules.a",
+                "not both",
+            ),
+            (
+                "[schedules.a]\nevery = \"1m\"\nzone = \"local\"",
+                "schedules.a.zone",
+                "absolute",
+            ),
+            (
+                "[schedules.a]\nwhen = \"now\"",
+                "schedules.a.when",
+                "unknown key",
+            ),
+            (
+                "[schedules.a]\npriority = 1.5",
+                "schedules.a.priority",
+                "integer",
+            ),
+            ("schedules = 1", "schedules", "expected a table"),
+            (
+                "[sync.\"a/b\"]\nevery = \"1m\"",
+                "sync.\"a/b\"",
+                "connector/account/name",
+            ),
+            (
+                "[sync.\"a/b/c\"]\nevery = true",
+                "sync.\"a/b/c\".every",
+                "duration",
+            ),
+            (
+                "[sync.\"a/b/c\"]\nburst = \"1m\"",
+                "sync.\"a/b/c\".burst",
+                "unknown key",
+            ),
+        ];
+        for (text, key, fragment) in cases {
+            let (found, reason) = key_of(text);
+            assert_eq!(found, key, "{text}");
+            assert!(reason.contains(fragment), "{text}: {reason}");
+        }
+    }
+
+    #[test]
+    fn durations_read_units_and_refuse_the_rest() {
+        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("1h30m"), Ok(Duration::from_secs(5400)));
+        assert_eq!(parse_duration("2d"), Ok(Duration::from_secs(172_800)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        for bad in ["", "m", "5", "5 m", "1w", "-1s", "99999999999999999999d"] {
+            assert!(parse_duration(bad).is_err(), "{bad:?}");
         }
     }
 

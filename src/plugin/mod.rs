@@ -403,11 +403,10 @@ impl Builder {
             RunnerSettings::from_config(&config.jobs),
         )?;
         let scheduler = Scheduler::new(queue.clone());
-        for schedule in self.schedules {
-            scheduler.upsert(schedule)?;
-        }
+        // The code's schedules as config.toml changes them, and the file's own.
+        scheduler.declare(self.schedules, &config)?;
         let sync = SyncEngine::new(queue.clone());
-        for (target, policy, source) in self.targets {
+        for (target, policy, source) in with_sync_config(self.targets, &config)? {
             sync.register(target, policy, source)?;
         }
         let local = LocalJobs::new(bus.clone());
@@ -441,9 +440,72 @@ impl Builder {
     }
 }
 
+type Targets = Vec<(SyncTarget, SyncPolicy, Arc<dyn SyncSource>)>;
+
+/// The app's sync targets with the policies `config.toml` changes; a section for a
+/// target the app does not register is an error naming it.
+fn with_sync_config(targets: Targets, config: &Config) -> crate::Result<Targets> {
+    let mut sections = config.sync.clone();
+    let targets = targets
+        .into_iter()
+        .map(|(target, policy, source)| {
+            let policy = match sections.remove(&target.to_string()) {
+                Some(section) => policy.with_config(&section),
+                None => policy,
+            };
+            (target, policy, source)
+        })
+        .collect();
+    match sections.keys().next() {
+        Some(target) => Err(config.error(
+            &format!("sync.\"{target}\""),
+            "the app registers no sync target by this name",
+        )),
+        None => Ok(targets),
+    }
+}
+
 /// The plugin with nothing registered: a queue, scheduler and sync engine for the
 /// app's own Rust code to fill through [`JobsExt`].
 #[must_use]
 pub fn init<R: Runtime>() -> TauriPlugin<R> {
     Builder::new().build()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::sync::testing::FakeSource;
+
+    #[test]
+    fn config_changes_a_registered_targets_policy_and_refuses_an_unknown_one() {
+        let config = Config::parse(
+            "[sync.\"demo/me/feed\"]\nevery = \"10m\"\nmax_backoff = \"10s\"",
+            "/etc/app/config.toml",
+        )
+        .unwrap();
+        let targets: Targets = vec![(
+            SyncTarget::new("demo", "me", "feed"),
+            SyncPolicy::every(Duration::from_secs(60)),
+            Arc::new(FakeSource::new()),
+        )];
+        let changed = with_sync_config(targets, &config).unwrap();
+        let policy = changed[0].1;
+        assert_eq!(policy.interval(), Duration::from_secs(600));
+        assert_eq!(
+            policy.delay_for(5, 0.5),
+            Duration::from_secs(10),
+            "capped at 10 s"
+        );
+        assert!(policy.validate().is_ok(), "the base came down to the cap");
+
+        let Err(refused) = with_sync_config(Vec::new(), &config) else {
+            panic!("a section for no registered target was accepted");
+        };
+        let refused = refused.to_string();
+        assert!(refused.contains("sync.\"demo/me/feed\""), "{refused}");
+        assert!(refused.contains("registers no sync target"), "{refused}");
+    }
 }

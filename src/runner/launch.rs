@@ -116,21 +116,29 @@ impl Runner {
         let mut task: Pin<Box<dyn Future<Output = Option<Outcome>> + Send>> = Box::pin(
             tracing::Instrument::instrument(
                 async move {
+                    let mut interrupt_rx = interrupt_rx;
+                    let interrupted = |why: Result<Interrupt, _>| match why {
+                        Ok(Interrupt::Cancel) => Some(Outcome::Cancelled),
+                        Ok(Interrupt::Release) => Some(Outcome::Released),
+                        Ok(Interrupt::LostLease) | Err(_) => None,
+                    };
                     // Biased, interrupt first: once the runner has interrupted a handler,
                     // what the handler returns at the same moment does not count.
                     tokio::select! {
                         biased;
-                        why = interrupt_rx => match why {
-                            Ok(Interrupt::Cancel) => Some(Outcome::Cancelled),
-                            Ok(Interrupt::Release) => Some(Outcome::Released),
-                            Ok(Interrupt::LostLease) | Err(_) => None,
+                        why = &mut interrupt_rx => interrupted(why),
+                        joined = work => match interrupt_rx.try_recv() {
+                            // The interrupt came between the two polls of this select (the
+                            // handler returned because its token was cancelled right after
+                            // it): it still wins.
+                            Ok(why) => interrupted(Ok(why)),
+                            Err(_) => Some(match joined {
+                                Ok(Ok(result)) => Outcome::Succeeded(result),
+                                Ok(Err(JobError::Permanent(message))) => Outcome::Failed(JobFailure::permanent(message)),
+                                Ok(Err(JobError::Retryable(message))) => Outcome::Failed(JobFailure::retryable(message)),
+                                Err(panic) => Outcome::Failed(JobFailure::retryable(format!("handler panicked: {panic}"))),
+                            }),
                         },
-                        joined = work => Some(match joined {
-                            Ok(Ok(result)) => Outcome::Succeeded(result),
-                            Ok(Err(JobError::Permanent(message))) => Outcome::Failed(JobFailure::permanent(message)),
-                            Ok(Err(JobError::Retryable(message))) => Outcome::Failed(JobFailure::retryable(message)),
-                            Err(panic) => Outcome::Failed(JobFailure::retryable(format!("handler panicked: {panic}"))),
-                        }),
                         () = deadline => Some(Outcome::Failed(JobFailure::retryable(format!(
                             "timed out: the attempt ran longer than its limit of {:?}",
                             limit.unwrap_or_default()

@@ -1,4 +1,5 @@
-//! The scheduler: fixed intervals and five-field cron in UTC, stored in `raw.db`.
+//! The scheduler: fixed intervals and five-field cron, in UTC or on a wall clock
+//! (the machine's, or a named zone), stored in `raw.db`.
 //!
 //! A schedule names a job (kind, payload, priority, dedupe key, actor) and when to
 //! enqueue it. Its `next_run` lives in `raw.db`, and [`tick`](Scheduler::tick)
@@ -24,8 +25,15 @@
 //!   the first slot after now, so a pause does not end in a burst.
 //! - A due run whose payload no longer fits its kind's schema is skipped (logged) and
 //!   the schedule moves on.
+//! - On a wall clock ([`ScheduleSpec::zone`]), a slot in an hour daylight saving skips
+//!   runs once, right after the jump, and a slot in an hour it repeats runs once;
+//!   intervals stay in absolute time. A schedule on the machine's zone follows it: when
+//!   the zone has changed at a tick, its `next_run` moves to the next slot on the new
+//!   wall clock before anything runs.
+//! - [`declare`](Scheduler::declare) applies `config.toml`'s `[schedules.*]` over the
+//!   app's own schedules at start, and removes those the file no longer declares.
 
-mod cron;
+mod declare;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -34,7 +42,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use crate::background::MAX_SLEEP;
-pub use cron::{Cron, CronError};
+pub use crate::model::{Cron, CronError};
 
 use crate::background::Background;
 use crate::bus::ScheduleChanged;
@@ -43,7 +51,9 @@ use crate::db::Db;
 use crate::error::{Error, Result};
 use crate::model::{sanitize_error, Actor, JobId, Priority};
 use crate::queue::{self, EnqueueOptions, NewJob, Queue, MAX_KIND_BYTES};
-use crate::store::schedules::{self, ScheduleRow};
+use crate::store::schedules::{self, Origin, ScheduleRow};
+
+pub use crate::clock::TimeZone;
 /// The shortest interval a schedule may have.
 pub const MIN_INTERVAL: Duration = Duration::from_secs(1);
 
@@ -58,18 +68,19 @@ pub enum Every {
 }
 
 impl Every {
-    /// The first slot after `now` for a new schedule.
-    fn first_after(&self, now: Timestamp) -> Timestamp {
+    /// The first slot after `now` for a new schedule; a cron expression reads the
+    /// wall clock of `zone`.
+    fn first_after(&self, now: Timestamp, zone: &TimeZone) -> Timestamp {
         match self {
             Every::Interval(interval) => now.saturating_add(*interval),
             Every::Cron(cron) => cron
-                .next_after(now)
+                .next_after_in(now, zone)
                 .unwrap_or(Timestamp::from_millis(i64::MAX)),
         }
     }
 
     /// The first slot after `now` that follows `slot`: missed slots collapse.
-    fn next_after(&self, slot: Timestamp, now: Timestamp) -> Timestamp {
+    fn next_after(&self, slot: Timestamp, now: Timestamp, zone: &TimeZone) -> Timestamp {
         match self {
             Every::Interval(interval) => {
                 let step = duration_millis(*interval).max(1);
@@ -81,7 +92,7 @@ impl Every {
                 )
             }
             Every::Cron(cron) => cron
-                .next_after(now)
+                .next_after_in(now, zone)
                 .unwrap_or(Timestamp::from_millis(i64::MAX)),
         }
     }
@@ -141,6 +152,11 @@ pub struct ScheduleSpec {
     pub dedupe_key: Option<String>,
     /// The job's actor; [`Actor::System`] by default.
     pub actor: Actor,
+    /// The wall clock a cron expression reads: `None` for UTC, `"local"` for the
+    /// machine's zone (followed when it changes), or an IANA name such as
+    /// `"Europe/Berlin"`. Interval schedules have none.
+    pub zone: Option<String>,
+    pub(crate) origin: Origin,
 }
 
 impl ScheduleSpec {
@@ -154,10 +170,13 @@ impl ScheduleSpec {
             priority: Priority::default(),
             dedupe_key: None,
             actor: Actor::System,
+            zone: None,
+            origin: Origin::App,
         }
     }
 
-    /// Enqueues `kind` at the slots of a five-field cron `expression`, in UTC.
+    /// Enqueues `kind` at the slots of a five-field cron `expression`, in UTC unless
+    /// [`zone`](ScheduleSpec::zone) names another wall clock.
     pub fn cron(
         name: impl Into<String>,
         kind: impl Into<String>,
@@ -194,6 +213,16 @@ impl ScheduleSpec {
         self
     }
 
+    /// Reads the cron expression on another wall clock: `"local"` (the machine's,
+    /// followed when it changes) or an IANA name (`"Europe/Berlin"`); `"UTC"` is the
+    /// default. Checked at [`upsert`](Scheduler::upsert): an unknown name, or a zone
+    /// on an interval schedule, is an error naming it.
+    pub fn zone(mut self, zone: impl Into<String>) -> Self {
+        let zone = zone.into();
+        self.zone = (!zone.eq_ignore_ascii_case("utc")).then_some(zone);
+        self
+    }
+
     fn new_job(&self) -> NewJob {
         scheduled_job(
             &self.kind,
@@ -227,6 +256,9 @@ pub struct Schedule {
     pub interval_ms: Option<u64>,
     /// The cron expression, for cron schedules.
     pub cron: Option<String>,
+    /// The wall clock the expression reads: `None` for UTC, `"local"`, or an IANA
+    /// name.
+    pub zone: Option<String>,
     /// When it runs next.
     pub next_run: Timestamp,
     /// Whether it is paused.
@@ -258,6 +290,7 @@ impl Schedule {
             actor: row.actor,
             interval_ms: row.interval_ms.map(|ms| ms.max(0) as u64),
             cron: row.cron,
+            zone: row.zone,
             next_run: row.next_run,
             paused: row.paused,
             last_run: row.last_run,
@@ -310,6 +343,21 @@ impl Scheduler {
         self.inner.db.now()
     }
 
+    /// The time zone a schedule's `zone` names, and for `"local"` the identity of the
+    /// machine's zone now (to notice when it changes). An unknown name is an error
+    /// naming it.
+    fn wall_clock(&self, zone: Option<&str>) -> Result<(TimeZone, Option<String>)> {
+        match zone {
+            None => Ok((TimeZone::UTC, None)),
+            Some("local") => {
+                let local = self.inner.db.clock().local_zone();
+                let seen = zone_identity(&local);
+                Ok((local, Some(seen)))
+            }
+            Some(name) => named_zone(name).map(|zone| (zone, None)),
+        }
+    }
+
     /// Adds a schedule, or changes the one with the same name (see the module docs for
     /// what happens to its `next_run`). The payload is checked as an enqueue would.
     pub fn upsert(&self, spec: ScheduleSpec) -> Result<Schedule> {
@@ -317,13 +365,21 @@ impl Scheduler {
         let db = &self.inner.db;
         let now = db.now();
         queue::check_new(db, spec.new_job(), now)?;
+        let (zone, zone_seen) = self.wall_clock(spec.zone.as_deref())?;
         let payload = spec.payload.to_string();
         let (interval_ms, cron) = spec.every.columns();
         let row = db.write(now, |tx, _| {
             let existing = schedules::get(tx, &spec.name)?;
             let next_run = match &existing {
-                Some(old) if old.interval_ms == interval_ms && old.cron == cron => old.next_run,
-                _ => spec.every.first_after(now),
+                Some(old)
+                    if old.interval_ms == interval_ms
+                        && old.cron == cron
+                        && old.zone == spec.zone
+                        && old.zone_seen == zone_seen =>
+                {
+                    old.next_run
+                }
+                _ => spec.every.first_after(now, &zone),
             };
             let row = ScheduleRow {
                 name: spec.name.clone(),
@@ -340,6 +396,9 @@ impl Scheduler {
                 last_job: existing.as_ref().and_then(|old| old.last_job),
                 created_at: existing.as_ref().map_or(now, |old| old.created_at),
                 updated_at: now,
+                zone: spec.zone.clone(),
+                zone_seen: zone_seen.clone(),
+                origin: spec.origin,
             };
             schedules::upsert(tx, &row)?;
             Ok(row)
@@ -391,7 +450,9 @@ impl Scheduler {
     pub fn reset(&self, name: &str) -> Result<Schedule> {
         self.change(name, |row, now| {
             let every = Every::from_columns(row.interval_ms, row.cron.as_deref())?;
-            row.next_run = every.first_after(now);
+            let (zone, seen) = self.wall_clock(row.zone.as_deref())?;
+            row.next_run = every.first_after(now, &zone);
+            row.zone_seen = seen;
             Ok(())
         })
     }
@@ -410,7 +471,9 @@ impl Scheduler {
             if row.paused {
                 row.paused = false;
                 let every = Every::from_columns(row.interval_ms, row.cron.as_deref())?;
-                row.next_run = every.first_after(now);
+                let (zone, seen) = self.wall_clock(row.zone.as_deref())?;
+                row.next_run = every.first_after(now, &zone);
+                row.zone_seen = seen;
             }
             Ok(())
         })
@@ -467,11 +530,26 @@ impl Scheduler {
     /// one transaction.
     pub fn tick(&self, now: Timestamp) -> Result<Vec<Ticked>> {
         let db = &self.inner.db;
+        let local = db.clock().local_zone();
+        let local_seen = zone_identity(&local);
         db.write(now, |tx, changes| {
+            // The machine's zone changed (travel, a setting): local-time schedules
+            // move to their next slot on the new wall clock, before anything runs.
+            for (name, expression, seen) in schedules::local(tx)? {
+                if seen.as_deref() != Some(local_seen.as_str()) {
+                    let every = Every::from_columns(None, Some(&expression))?;
+                    let next_run = every.first_after(now, &local);
+                    schedules::rezone(tx, &name, next_run, &local_seen, now)?;
+                }
+            }
             let mut ticked = Vec::new();
             for row in schedules::due(tx, now)? {
                 let every = Every::from_columns(row.interval_ms, row.cron.as_deref())?;
-                let next_run = every.next_after(row.next_run, now);
+                let zone = match row.zone.as_deref() {
+                    Some("local") => local.clone(),
+                    other => self.wall_clock(other).map(|(zone, _)| zone)?,
+                };
+                let next_run = every.next_after(row.next_run, now, &zone);
                 let enqueued = serde_json::from_str::<Value>(&row.payload)
                     .map_err(|error| Error::invalid_argument("payload", error.to_string()))
                     .and_then(|payload| {
@@ -574,6 +652,27 @@ fn scheduled_job(
     NewJob::new(kind, payload).options(options)
 }
 
+/// A time zone by IANA name (or `UTC`), or an error naming the name.
+pub(crate) fn named_zone(name: &str) -> Result<TimeZone> {
+    if name.eq_ignore_ascii_case("utc") {
+        return Ok(TimeZone::UTC);
+    }
+    TimeZone::get(name).map_err(|_| {
+        Error::invalid_argument(
+            "zone",
+            format!(
+                "unknown time zone {name:?} (an IANA name such as \"Europe/Berlin\", or \"local\")"
+            ),
+        )
+    })
+}
+
+/// What tells one zone from another: its IANA name, else its rules as written.
+fn zone_identity(zone: &TimeZone) -> String {
+    zone.iana_name()
+        .map_or_else(|| format!("{zone:?}"), str::to_owned)
+}
+
 fn not_found(name: &str) -> Error {
     Error::ScheduleNotFound(name.to_owned())
 }
@@ -584,6 +683,15 @@ fn check_spec(spec: &ScheduleSpec) -> Result<()> {
             "name",
             format!("must be 1 to {MAX_KIND_BYTES} bytes"),
         ));
+    }
+    if spec.zone.is_some() && matches!(spec.every, Every::Interval(_)) {
+        return Err(Error::invalid_argument(
+            "zone",
+            "a zone applies to cron schedules; an interval runs in absolute time",
+        ));
+    }
+    if let Some(name) = spec.zone.as_deref().filter(|name| *name != "local") {
+        named_zone(name)?;
     }
     if let Every::Interval(interval) = spec.every {
         if interval < MIN_INTERVAL {

@@ -23,10 +23,31 @@ pub(crate) struct ScheduleRow {
     pub last_job: Option<JobId>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
+    pub zone: Option<String>,
+    pub zone_seen: Option<String>,
+    pub origin: Origin,
+}
+
+/// Where a schedule was declared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// The app's code (or a call to `upsert`).
+    App,
+    /// `config.toml`.
+    Config,
+}
+
+impl Origin {
+    fn as_str(self) -> &'static str {
+        match self {
+            Origin::App => "app",
+            Origin::Config => "config",
+        }
+    }
 }
 
 const COLUMNS: &str = "name, kind, payload, priority, dedupe_key, actor, interval_ms, cron, \
-     next_run, paused, last_run, last_job_id, created_at, updated_at";
+     next_run, paused, last_run, last_job_id, created_at, updated_at, zone, zone_seen, origin";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<ScheduleRow> {
     let actor: String = r.get(5)?;
@@ -47,6 +68,13 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<ScheduleRow> {
         last_job: r.get::<_, Option<i64>>(11)?.map(JobId::from_raw),
         created_at: Timestamp::from_millis(r.get(12)?),
         updated_at: Timestamp::from_millis(r.get(13)?),
+        zone: r.get(14)?,
+        zone_seen: r.get(15)?,
+        origin: if r.get::<_, String>(16)? == "config" {
+            Origin::Config
+        } else {
+            Origin::App
+        },
     })
 }
 
@@ -54,13 +82,15 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<ScheduleRow> {
 pub(crate) fn upsert(conn: &Connection, row: &ScheduleRow) -> Result<()> {
     conn.prepare_cached(
         "INSERT INTO schedules (name, kind, payload, priority, dedupe_key, actor, interval_ms, cron, \
-           next_run, paused, last_run, last_job_id, created_at, updated_at) \
+           next_run, paused, last_run, last_job_id, created_at, updated_at, zone, zone_seen, origin) \
          VALUES (:name, :kind, :payload, :priority, :dedupe_key, :actor, :interval_ms, :cron, \
-           :next_run, :paused, :last_run, :last_job, :created_at, :updated_at) \
+           :next_run, :paused, :last_run, :last_job, :created_at, :updated_at, :zone, :zone_seen, \
+           :origin) \
          ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, payload = excluded.payload, \
            priority = excluded.priority, dedupe_key = excluded.dedupe_key, actor = excluded.actor, \
            interval_ms = excluded.interval_ms, cron = excluded.cron, next_run = excluded.next_run, \
-           paused = excluded.paused, updated_at = excluded.updated_at",
+           paused = excluded.paused, updated_at = excluded.updated_at, zone = excluded.zone, \
+           zone_seen = excluded.zone_seen, origin = excluded.origin",
     )?
     .execute(named_params! {
         ":name": row.name,
@@ -77,6 +107,9 @@ pub(crate) fn upsert(conn: &Connection, row: &ScheduleRow) -> Result<()> {
         ":last_job": row.last_job.map(JobId::raw),
         ":created_at": row.created_at.as_millis(),
         ":updated_at": row.updated_at.as_millis(),
+        ":zone": row.zone,
+        ":zone_seen": row.zone_seen,
+        ":origin": row.origin.as_str(),
     })?;
     Ok(())
 }
@@ -141,4 +174,42 @@ pub(crate) fn remove(conn: &Connection, name: &str) -> Result<bool> {
         .prepare_cached("DELETE FROM schedules WHERE name = ?1")?
         .execute([name])?
         == 1)
+}
+
+/// Active schedules on the machine's local zone: their name, expression and the zone
+/// their `next_run` was computed in.
+pub(crate) fn local(conn: &Connection) -> Result<Vec<(String, String, Option<String>)>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT name, cron, zone_seen FROM schedules WHERE zone = 'local' AND paused = 0",
+    )?;
+    let rows = statement.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Moves a local-zone schedule's next run, computed in `zone_seen`.
+pub(crate) fn rezone(
+    conn: &Connection,
+    name: &str,
+    next_run: Timestamp,
+    zone_seen: &str,
+    now: Timestamp,
+) -> Result<()> {
+    conn.prepare_cached(
+        "UPDATE schedules SET next_run = ?2, zone_seen = ?3, updated_at = ?4 WHERE name = ?1",
+    )?
+    .execute(rusqlite::params![
+        name,
+        next_run.as_millis(),
+        zone_seen,
+        now.as_millis()
+    ])?;
+    Ok(())
+}
+
+/// The names of the schedules `config.toml` declared.
+pub(crate) fn from_config(conn: &Connection) -> Result<Vec<String>> {
+    let mut statement =
+        conn.prepare_cached("SELECT name FROM schedules WHERE origin = 'config' ORDER BY name")?;
+    let rows = statement.query_map([], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }

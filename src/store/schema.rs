@@ -169,6 +169,19 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ALTER TABLE jobs ADD COLUMN progress_done INTEGER;
     ALTER TABLE jobs ADD COLUMN progress_total INTEGER;
     "#,
+    // 7: schedules on a wall clock, and where a schedule was declared.
+    // - `zone`: NULL for UTC, `local` for the machine's zone, else an IANA name; only
+    //   cron schedules have one (an interval runs in absolute time).
+    // - `zone_seen`: for `local`, the zone `next_run` was computed in; when the
+    //   machine's zone differs at a tick, `next_run` is computed again.
+    // - `origin`: `app` (code) or `config` (`config.toml`): a `config` schedule no
+    //   longer in the file is removed at the next start.
+    r#"
+    ALTER TABLE schedules ADD COLUMN zone TEXT CHECK (zone IS NULL OR cron IS NOT NULL);
+    ALTER TABLE schedules ADD COLUMN zone_seen TEXT;
+    ALTER TABLE schedules ADD COLUMN origin TEXT NOT NULL DEFAULT 'app'
+        CHECK (origin = 'app' OR origin = 'config');
+    "#,
 ];
 
 /// The schema version this build writes and reads.

@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use crate::backoff::{self, Jitter};
+use crate::config::SyncConfig;
 
 /// A policy refused at registration.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -74,6 +75,26 @@ impl SyncPolicy {
     /// The longest a server throttle may defer the next run.
     pub fn max_throttle(mut self, max: Duration) -> Self {
         self.max_throttle = max;
+        self
+    }
+
+    /// The policy with what a `[sync."<target>"]` section of `config.toml` changes: the
+    /// cadence, `min_interval`, the backoff cap (`max_backoff`; the base comes down to
+    /// it if it was higher) and `max_throttle`.
+    pub fn with_config(mut self, section: &SyncConfig) -> Self {
+        if let Some(every) = section.every {
+            self.every = every;
+        }
+        if let Some(min_interval) = section.min_interval {
+            self.min_interval = min_interval;
+        }
+        if let Some(cap) = section.max_backoff {
+            self.backoff_cap = cap;
+            self.backoff_base = self.backoff_base.min(cap);
+        }
+        if let Some(max) = section.max_throttle {
+            self.max_throttle = max;
+        }
         self
     }
 

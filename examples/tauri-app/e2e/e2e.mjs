@@ -185,10 +185,12 @@ await test("a paused kind does not start until resumed; a queued job can be canc
   await until(browser, "the job to run once resumed", async () => (await statusOf(browser, kept)) === "succeeded", 30_000);
 });
 
-await test("the schedule runs now, and pauses and resumes", browser, async () => {
+await test("the schedule shows its zone, runs now, and pauses and resumes", browser, async () => {
   const id = await enqueueWith(browser, "schedule-run");
   await until(browser, "a last run", async () => (await text(browser, "schedule-last")) !== "never");
   await until(browser, "the scheduled job to finish", async () => (await statusOf(browser, id)) === "succeeded", 30_000);
+  const zone = await text(browser, "schedule-zone");
+  if (!zone.startsWith("* * * * * (local")) throw new Error(`schedule shown as ${JSON.stringify(zone)}`);
   await click(browser, "schedule-pause");
   await until(browser, "the schedule paused", async () => (await text(browser, "schedule-next")) === "paused");
   await click(browser, "schedule-pause");

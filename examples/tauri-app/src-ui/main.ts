@@ -232,6 +232,9 @@ async function renderSchedule() {
   if (!schedule) return;
   $("schedule-name").textContent = schedule.name;
   $("schedule-next").textContent = schedule.paused ? "paused" : time(schedule.nextRun);
+  // Times on the page are the machine's local time; the zone is the schedule's.
+  const zone = schedule.zone === "local" ? `local, ${Intl.DateTimeFormat().resolvedOptions().timeZone}` : (schedule.zone ?? "UTC");
+  $("schedule-zone").textContent = `${schedule.cron ?? `every ${(schedule.intervalMs ?? 0) / 1000} s`} (${zone})`;
   $("schedule-last").textContent = time(schedule.lastRun);
   $("schedule-pause").textContent = schedule.paused ? "Resume" : "Pause";
   $("schedule-pause").dataset.paused = String(schedule.paused);

@@ -107,7 +107,11 @@ fn main() {
     let mut jobs = tauri_plugin_jobs::Builder::new()
         .handler(ingest_handler())
         .schedule(
-            ScheduleSpec::every("ingest-every-minute", "ingest", Duration::from_secs(60))
+            // On the machine's wall clock (daylight saving and travel included); a
+            // config.toml `[schedules.ingest-every-minute]` section changes it.
+            ScheduleSpec::cron("ingest-every-minute", "ingest", "* * * * *")
+                .expect("a valid expression")
+                .zone("local")
                 .payload(serde_json::json!({ "batch": 0 }))
                 .dedupe_key("scheduled-ingest"),
         )

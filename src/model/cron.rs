@@ -1,4 +1,6 @@
-//! Five-field cron expressions, evaluated in UTC. Our own parser, no dependency.
+//! Five-field cron expressions, evaluated on a wall clock: UTC, or a time zone's.
+//! Our own parser; only the mapping between wall time and instants is delegated (to
+//! `jiff` and the time zone rules it ships).
 //!
 //! Fields: minute (0-59), hour (0-23), day of month (1-31), month (1-12 or `jan`-`dec`)
 //! and day of week (0-7, Sunday is 0 and 7, or `sun`-`sat`); names are
@@ -8,14 +10,20 @@
 //! Days follow classic Vixie cron (cronie): when neither day field starts with `*`, a
 //! day matches if either field matches; when one of them starts with `*` (`*` or
 //! `*/2`), both must match. An expression that can never fire (`0 0 30 2 *`) is refused
-//! when parsed. Compared with a full cron library there are no seconds, no years, no
-//! `L`/`W`/`#` and no time zones: UTC has no daylight-saving surprises.
+//! when parsed. Compared with a full cron library there are no seconds, no years and no
+//! `L`/`W`/`#`.
+//!
+//! In a time zone ([`Cron::next_after_in`]), daylight saving follows cronie: a slot in
+//! a skipped hour runs once, right after the jump; a slot in a repeated hour runs once,
+//! the first time that hour comes round.
 
 use std::fmt;
 use std::str::FromStr;
 
-use crate::model::time::{civil_from_days, days_from_civil, days_in_month};
-use crate::model::{truncate_chars, Timestamp};
+use jiff::tz::{AmbiguousOffset, TimeZone};
+
+use super::time::{civil_from_days, days_from_civil, days_in_month};
+use super::{truncate_chars, Timestamp};
 
 /// A parse error, naming the field and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -276,6 +284,29 @@ impl Cron {
         None
     }
 
+    /// The first slot strictly after `t` on the wall clock of `zone`. A slot in a
+    /// skipped hour (spring forward) maps to the instant of the jump, so the slots of
+    /// that hour run once, together; a slot in a repeated hour (fall back) maps to its
+    /// first occurrence, so it runs once. With UTC this is [`next_after`](Cron::next_after).
+    #[must_use]
+    pub fn next_after_in(&self, t: Timestamp, zone: &TimeZone) -> Option<Timestamp> {
+        let instant = jiff::Timestamp::from_millisecond(t.as_millis()).ok()?;
+        // The wall clock at `t`, written as if it were UTC: the search runs on it.
+        let wall = zone.to_datetime(instant);
+        let mut cursor = Timestamp::from_millis(wall_millis(wall)?);
+        // Slots whose instant is not after `t` (the rest of a repeated hour, or of a
+        // skipped one already run) are passed over; a day holds at most 1,440.
+        for _ in 0..2 * DAY_MINUTES {
+            let slot = self.next_after(cursor)?;
+            let at = instant_of(slot, zone)?;
+            if at > t {
+                return Some(at);
+            }
+            cursor = slot;
+        }
+        None
+    }
+
     /// Whether the minute containing `t` matches.
     #[must_use]
     pub fn matches(&self, t: Timestamp) -> bool {
@@ -304,4 +335,49 @@ impl Cron {
             by_dom || by_dow
         }
     }
+}
+
+/// A civil date and time as milliseconds, as if it were UTC.
+fn wall_millis(wall: jiff::civil::DateTime) -> Option<i64> {
+    let day = days_from_civil(
+        i64::from(wall.year()),
+        u32::try_from(wall.month()).ok()?,
+        u32::try_from(wall.day()).ok()?,
+    );
+    let millis_of_day = ((i64::from(wall.hour()) * 60 + i64::from(wall.minute())) * 60
+        + i64::from(wall.second()))
+        * 1000
+        + i64::from(wall.millisecond());
+    day.checked_mul(DAY_MINUTES * MINUTE_MS)?
+        .checked_add(millis_of_day)
+}
+
+/// The instant a wall-clock slot (written as if UTC) stands for in `zone`.
+fn instant_of(slot: Timestamp, zone: &TimeZone) -> Option<Timestamp> {
+    let minutes = slot.as_millis().div_euclid(MINUTE_MS);
+    let (year, month, day) = civil_from_days(minutes.div_euclid(DAY_MINUTES));
+    let minute_of_day = minutes.rem_euclid(DAY_MINUTES);
+    let wall = jiff::civil::DateTime::new(
+        i16::try_from(year).ok()?,
+        i8::try_from(month).ok()?,
+        i8::try_from(day).ok()?,
+        i8::try_from(minute_of_day / 60).ok()?,
+        i8::try_from(minute_of_day % 60).ok()?,
+        0,
+        0,
+    )
+    .ok()?;
+    let ambiguous = zone.to_ambiguous_timestamp(wall);
+    let at = match ambiguous.offset() {
+        AmbiguousOffset::Unambiguous { offset } => offset.to_timestamp(wall).ok()?,
+        // A repeated hour: its first occurrence, under the offset before the change.
+        AmbiguousOffset::Fold { before, .. } => before.to_timestamp(wall).ok()?,
+        // A skipped hour: the jump itself, the first instant after the slot's time
+        // read with the offset after the change (which lands before the jump).
+        AmbiguousOffset::Gap { after, .. } => {
+            let early = after.to_timestamp(wall).ok()?;
+            zone.following(early).next()?.timestamp()
+        }
+    };
+    Some(Timestamp::from_millis(at.as_millisecond()))
 }

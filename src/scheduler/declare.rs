@@ -1,0 +1,99 @@
+//! The schedules an app declares at start: its code gives them, `config.toml` changes
+//! them or adds its own, and a schedule the file took away goes.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::{Every, Schedule, ScheduleSpec, Scheduler};
+use crate::config::{Config, ScheduleConfig};
+use crate::error::Result;
+use crate::store::schedules::{self, Origin};
+
+impl Scheduler {
+    /// Upserts the schedules the app's `code` declares, changed by the
+    /// `[schedules.<name>]` sections of `config` that name them, and the schedules
+    /// those sections add (with `kind` and `every` or `cron`). Removes the schedules an
+    /// earlier start took from the file that it no longer declares; the jobs they
+    /// enqueued stay. A section that cannot become a schedule (an unknown kind's
+    /// payload, a missing `kind`) is an error naming its key.
+    pub fn declare(&self, code: Vec<ScheduleSpec>, config: &Config) -> Result<Vec<Schedule>> {
+        let mut specs: BTreeMap<String, (ScheduleSpec, Option<String>)> = code
+            .into_iter()
+            .map(|spec| (spec.name.clone(), (spec, None)))
+            .collect();
+        for (name, section) in &config.schedules {
+            let key = format!("schedules.{name}");
+            let spec = match specs.remove(name) {
+                Some((code, _)) => changed(code, section),
+                None => added(name, section).map_err(|reason| config.error(&key, reason))?,
+            };
+            specs.insert(name.clone(), (spec, Some(key)));
+        }
+        let declared: BTreeSet<String> = specs.keys().cloned().collect();
+        let mut upserted = Vec::with_capacity(specs.len());
+        for (spec, key) in specs.into_values() {
+            let schedule = self.upsert(spec).map_err(|error| match &key {
+                Some(key) => config.error(key, error.to_string()),
+                None => error,
+            })?;
+            upserted.push(schedule);
+        }
+        let stale: Vec<String> = self
+            .inner
+            .db
+            .read(schedules::from_config)?
+            .into_iter()
+            .filter(|name| !declared.contains(name))
+            .collect();
+        for name in stale {
+            tracing::info!(schedule = %name, "removed: config.toml no longer declares it");
+            self.remove(&name)?;
+        }
+        Ok(upserted)
+    }
+}
+
+/// A schedule of the app's code with what a section changes.
+fn changed(mut spec: ScheduleSpec, section: &ScheduleConfig) -> ScheduleSpec {
+    if let Some(kind) = &section.kind {
+        spec.kind.clone_from(kind);
+    }
+    if let Some(every) = section.every {
+        spec.every = Every::Interval(every);
+        spec.zone = None;
+    }
+    if let Some(cron) = &section.cron {
+        spec.every = Every::Cron(cron.clone());
+    }
+    if section.zone.is_some() {
+        spec.zone.clone_from(&section.zone);
+    }
+    if let Some(payload) = &section.payload {
+        spec.payload = payload.clone();
+    }
+    if let Some(priority) = section.priority {
+        spec.priority = priority;
+    }
+    spec.origin = Origin::Config;
+    spec
+}
+
+/// A schedule the file adds: it needs a kind and a timing.
+fn added(name: &str, section: &ScheduleConfig) -> std::result::Result<ScheduleSpec, String> {
+    let kind = section.kind.clone().ok_or_else(|| {
+        "the app declares no schedule by this name: give `kind` and `every` or `cron`".to_owned()
+    })?;
+    let every = match (&section.every, &section.cron) {
+        (Some(every), _) => Every::Interval(*every),
+        (None, Some(cron)) => Every::Cron(cron.clone()),
+        (None, None) => {
+            return Err(
+                "the app declares no schedule by this name: give `every` or `cron`".to_owned(),
+            )
+        }
+    };
+    let spec = ScheduleSpec {
+        every,
+        ..ScheduleSpec::every(name, kind, super::MIN_INTERVAL)
+    };
+    Ok(changed(spec, section))
+}
