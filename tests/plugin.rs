@@ -609,6 +609,38 @@ fn admin_actions_work_over_ipc_and_refuse_bad_input_by_code() {
 }
 
 #[test]
+fn config_toml_schedules_reach_the_app() {
+    let plugin = tauri_plugin_jobs::Builder::new().schedule(
+        ScheduleSpec::every("tidy", "echo", Duration::from_secs(3600)).payload(json!("tidy")),
+    );
+    let ui = MockApp::with_config(
+        plugin,
+        json!(["jobs:default"]),
+        r#"
+        [schedules.tidy]
+        cron = "0 8 * * *"
+        zone = "Europe/Berlin"
+
+        [schedules.report]
+        kind = "echo"
+        every = "1h"
+        payload = "report"
+        "#,
+    );
+    let schedules = ui.invoke("list_schedules", json!({})).unwrap();
+    let names: Vec<&str> = schedules
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|schedule| schedule["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["report", "tidy"]);
+    assert_eq!(schedules[1]["cron"], json!("0 8 * * *"));
+    assert_eq!(schedules[1]["zone"], json!("Europe/Berlin"));
+    assert_eq!(schedules[1]["payload"], json!("tidy"));
+}
+
+#[test]
 fn agents_enqueue_over_ipc_as_the_agent_actor() {
     let app = app(ALL);
     let enqueued = app

@@ -104,7 +104,19 @@ impl MockApp {
     /// When a permission is unknown, or the plugin cannot start: a test cannot go on.
     #[must_use]
     pub fn new(builder: Builder, permissions: Value) -> MockApp {
+        Self::with_config(builder, permissions, "")
+    }
+
+    /// The same with `config` as the app's `config.toml`, to test what a packager or
+    /// a user may write there.
+    ///
+    /// # Panics
+    ///
+    /// As [`new`](MockApp::new), and when the file is refused.
+    #[must_use]
+    pub fn with_config(builder: Builder, permissions: Value, config: &str) -> MockApp {
         let dir = TempDir::new("app");
+        std::fs::write(dir.path().join("config.toml"), config).expect("config.toml written");
         let plugin = builder
             .database(dir.path().join("raw.db"))
             .config(dir.path().join("config.toml"))
