@@ -179,6 +179,24 @@ fn a_one_byte_file_is_refused_not_replaced() {
     let err = Queue::open(&path, QueueOptions::new()).unwrap_err();
     assert!(matches!(err, Error::NotADatabase { .. }), "{err:?}");
     assert_eq!(bytes(&path), b"x");
+    // Shorter than a page, about a page, and a header alone: all refused as they are.
+    let mut header_only = b"SQLite format 3\0".to_vec();
+    header_only.resize(100, 0);
+    for junk in [
+        vec![b'x'; 511],
+        vec![b'x'; 512],
+        vec![b'x'; 600],
+        header_only,
+    ] {
+        std::fs::write(&path, &junk).unwrap();
+        let err = Queue::open(&path, QueueOptions::new()).unwrap_err();
+        assert!(
+            matches!(err, Error::NotADatabase { .. }),
+            "{} bytes: {err:?}",
+            junk.len()
+        );
+        assert_eq!(bytes(&path), junk);
+    }
 }
 
 #[test]

@@ -19,6 +19,9 @@ use crate::error::{Error, Result};
 /// The `application_id` in the header of every `raw.db` of ours: "JOBS" in ASCII.
 pub(crate) const APPLICATION_ID: i32 = 0x4A4F_4253;
 
+/// The smallest SQLite database: one page of the smallest page size.
+const MIN_DATABASE_LEN: u64 = 512;
+
 /// What is at a path, as far as the queue is concerned.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Found {
@@ -33,7 +36,7 @@ pub(crate) enum Found {
 /// A file that is not a database, is damaged, or belongs to another program is an
 /// error naming it.
 pub(crate) fn inspect(path: &Path) -> Result<Found> {
-    match std::fs::metadata(path) {
+    let len = match std::fs::metadata(path) {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Found::Empty),
         Err(source) => {
             return Err(Error::Io {
@@ -41,12 +44,19 @@ pub(crate) fn inspect(path: &Path) -> Result<Found> {
                 source,
             })
         }
-        Ok(meta) if meta.len() == 0 => return Ok(Found::Empty),
-        Ok(_) => {}
+        Ok(meta) => meta.len(),
+    };
+    if len == 0 {
+        return Ok(Found::Empty);
     }
-    // SQLite takes a file shorter than its header for an empty database, and would
-    // write over it: anything but a whole header with the magic string is not ours.
-    if !has_sqlite_header(path)? {
+    // A database is at least one page, and pages are at least 512 bytes. SQLite takes
+    // a shorter file for an empty database and would write over it. Anything longer
+    // has its header checked by SQLite itself (`SQLITE_NOTADB` without the magic
+    // string). The file is never opened outside SQLite: on POSIX systems, closing any
+    // descriptor of a file drops every lock this process holds on it, the locks of
+    // the app's other connections to it included (SQLite keeps its own descriptors
+    // open while one of its connections holds a lock).
+    if len < MIN_DATABASE_LEN {
         return Err(Error::NotADatabase {
             path: path.to_owned(),
         });
@@ -76,23 +86,6 @@ fn look(path: &Path, immutable: bool) -> Result<Found> {
     let version = read("PRAGMA user_version")?;
     let tables = tables(&conn).map_err(|error| at_open(path, error))?;
     classify(path, application_id, version, &tables)
-}
-
-/// Whether the file starts with a whole SQLite header: 100 bytes, the first 16 of
-/// them `SQLite format 3\0`.
-fn has_sqlite_header(path: &Path) -> Result<bool> {
-    use std::io::Read;
-    let io = |source| Error::Io {
-        path: path.to_owned(),
-        source,
-    };
-    let mut header = Vec::with_capacity(100);
-    std::fs::File::open(path)
-        .map_err(io)?
-        .take(100)
-        .read_to_end(&mut header)
-        .map_err(io)?;
-    Ok(header.len() == 100 && header.starts_with(b"SQLite format 3\0"))
 }
 
 /// Whether the write-ahead log next to `path` holds more than its 32-byte header.
