@@ -638,7 +638,7 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     }
     /** A page of durable jobs, newest first; pass the last id as `before` for the next page. */
     async function listJobs(filter = {}) {
-        const full = { status: null, kind: null, parent: null, before: null, limit: null, ...filter };
+        const full = { status: null, kind: null, parent: null, actor: null, before: null, limit: null, ...filter };
         return unwrap(await commands.listJobs(full));
     }
     /** How many durable jobs there are of each kind in each status. */

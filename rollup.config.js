@@ -1,5 +1,5 @@
-// Builds the webview package: guest-js/index.ts into dist-js/ (ESM, CommonJS and type
-// declarations), and api-iife.js, the same API as one script that sets
+// Builds the webview package: guest-js/index.ts and guest-js/inspector.ts into dist-js/
+// (ESM, CommonJS and type declarations), and api-iife.js, the same API as one script that sets
 // `window.__TAURI__.jobs` (and `window.__TAURI_PLUGIN_JOBS__`), which Tauri injects into
 // apps with `withGlobalTauri` (build.rs names it). The example app's page is built by
 // rollup.example.config.js.
@@ -8,10 +8,12 @@ import typescript from "@rollup/plugin-typescript";
 
 export default [
   {
-    input: "guest-js/index.ts",
+    // Two entry points: the API, and the inspector (`tauri-plugin-jobs-api/inspector`),
+    // which imports the API's chunk rather than a copy of it.
+    input: { index: "guest-js/index.ts", inspector: "guest-js/inspector.ts" },
     output: [
-      { file: "dist-js/index.js", format: "esm" },
-      { file: "dist-js/index.cjs", format: "cjs" },
+      { dir: "dist-js", format: "esm", entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js" },
+      { dir: "dist-js", format: "cjs", entryFileNames: "[name].cjs", chunkFileNames: "[name]-[hash].cjs" },
     ],
     plugins: [typescript({ tsconfig: "./tsconfig.build.json", declaration: true, declarationDir: "dist-js" })],
     external: [/^@tauri-apps\/api/],

@@ -427,6 +427,8 @@ export type JobFilter = {
 	kind?: string | null,
 	/**  Only pieces of this job. */
 	parent?: JobId | null,
+	/**  Only jobs enqueued by this actor. */
+	actor?: Actor | null,
 	/**  Only jobs older than this one: pass the last id of the previous page. */
 	before?: JobId | null,
 	/**  Page size; 50 by default, at most 1000. */

@@ -161,7 +161,7 @@ describe("every command", () => {
     await api.listJobs({ kind: "echo" });
     await api.agentClaim({ agent: "a", kinds: ["k"] });
     expect(calls.map((c) => c.args)).toEqual([
-      { filter: { status: null, kind: "echo", parent: null, before: null, limit: null } },
+      { filter: { status: null, kind: "echo", parent: null, actor: null, before: null, limit: null } },
       { request: { agent: "a", kinds: ["k"], limits: null, leaseMs: null, maxJobs: null } },
     ]);
   });

@@ -92,7 +92,7 @@ export async function getJob(id: number): Promise<Job | null> {
 
 /** A page of durable jobs, newest first; pass the last id as `before` for the next page. */
 export async function listJobs(filter: Partial<JobFilter> = {}): Promise<Job[]> {
-  const full: JobFilter = { status: null, kind: null, parent: null, before: null, limit: null, ...filter };
+  const full: JobFilter = { status: null, kind: null, parent: null, actor: null, before: null, limit: null, ...filter };
   return unwrap(await commands.listJobs(full));
 }
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end tests of the example app in a real webview: Xvfb, tauri-driver,
 # WebKitWebDriver and webdriverio. Installs tauri-driver when missing. Bounded in time
-# and cleans up after itself. SCREENSHOT_PATH=docs/screenshot.png refreshes the
-# README's screenshot.
+# and cleans up after itself. SCREENSHOT_PATH=$PWD/docs/screenshot.png and
+# INSPECTOR_SCREENSHOT_PATH=$PWD/docs/inspector.png refresh the README's screenshots.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

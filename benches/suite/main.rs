@@ -4,7 +4,7 @@
 //! as a share of a raw SQLite ceiling measured at the start of the same run
 //! (`ceiling.rs`). Knobs: `BENCH_JOBS` (20000 jobs per scenario), `BENCH_REPEAT` (3
 //! runs, the median shown), `BENCH_ONLY` (run only rows whose name contains it),
-//! `BENCH_FINISHED_ROWS` (1000000), `BENCH_EVENTS` (1000000), `BENCH_IDLE_SECS` (60),
+//! `BENCH_FINISHED_ROWS` (1000000), `BENCH_INSPECTOR_ROWS` (1000000), `BENCH_EVENTS` (1000000), `BENCH_IDLE_SECS` (60),
 //! `BENCH_CROSS_SAMPLES` (40), `BENCH_BATCH_WORKERS` (64), `BENCH_COMPARE_BIN` (the
 //! comparison binary; default `bench-compare/target/release/bench-compare`).
 //!
@@ -18,6 +18,7 @@
 mod ceiling;
 mod compare;
 mod events;
+mod inspector;
 mod process;
 mod queue;
 mod report;
@@ -47,6 +48,7 @@ fn main() {
         .unwrap();
     let ceilings = ceiling::measure(&mut report);
     queue::measure(&mut report, &ceilings);
+    inspector::measure(&mut report);
     runtime.block_on(runner::measure(&mut report));
     runtime.block_on(events::measure(&mut report));
     runtime.block_on(process::measure(&mut report));

@@ -373,6 +373,8 @@ pub struct JobFilter {
     pub kind: Option<String>,
     /// Only pieces of this job.
     pub parent: Option<JobId>,
+    /// Only jobs enqueued by this actor.
+    pub actor: Option<Actor>,
     /// Only jobs older than this one: pass the last id of the previous page.
     pub before: Option<JobId>,
     /// Page size; 50 by default, at most 1000.
@@ -404,6 +406,13 @@ impl JobFilter {
     #[must_use]
     pub fn parent(mut self, parent: JobId) -> Self {
         self.parent = Some(parent);
+        self
+    }
+
+    /// Only jobs enqueued by `actor`.
+    #[must_use]
+    pub fn actor(mut self, actor: Actor) -> Self {
+        self.actor = Some(actor);
         self
     }
 

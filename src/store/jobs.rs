@@ -637,62 +637,93 @@ fn read_one(conn: &Connection, id: JobId) -> Result<Option<(Job, Option<Error>)>
 }
 
 /// A page of jobs, newest first, of the kinds `kinds` allows.
+///
+/// The statement names only the filters that are set, so SQLite can pick an index:
+/// failed and cancelled jobs come from `jobs_ended_badly`, queued and running ones
+/// from `jobs_active`, a parent's pieces from `jobs_parent`; anything else reads the
+/// table newest first until the page is full. A status is written into the SQL as a
+/// constant (it is one of five words) so the planner can match a partial index.
 pub(crate) fn list(
     conn: &Connection,
     filter: &JobFilter,
     limit: u32,
     kinds: &Patterns,
 ) -> Result<Vec<Job>> {
-    let status = filter.status.map(JobStatus::as_str);
     let parent = filter.parent.map(JobId::raw);
     let before = filter.before.map(JobId::raw);
-    let mut params: Vec<(String, &dyn rusqlite::ToSql)> = vec![
-        (":status".into(), &status),
-        (":kind".into(), &filter.kind),
-        (":parent".into(), &parent),
-        (":before".into(), &before),
-        (":limit".into(), &limit),
-    ];
-    // Patterns become GLOBs; an unscoped list keeps the one constant statement.
+    let actor = filter.actor.map(Actor::as_str);
+    let mut params: Vec<(String, &dyn rusqlite::ToSql)> = vec![(":limit".into(), &limit)];
+    let mut terms: Vec<String> = Vec::new();
+    let mut index = "";
+    if let Some(status) = filter.status {
+        terms.push(format!("status = '{}'", status.as_str()));
+        index = match status {
+            JobStatus::Queued | JobStatus::Running => " INDEXED BY jobs_active",
+            JobStatus::Failed | JobStatus::Cancelled => " INDEXED BY jobs_ended_badly",
+            JobStatus::Succeeded => "",
+        };
+    }
+    if let Some(kind) = &filter.kind {
+        terms.push("kind = :kind".into());
+        params.push((":kind".into(), kind));
+    }
+    if let Some(parent) = &parent {
+        terms.push("parent_id = :parent".into());
+        params.push((":parent".into(), parent));
+    }
+    if let Some(actor) = &actor {
+        terms.push("actor = :actor".into());
+        params.push((":actor".into(), actor));
+    }
+    if let Some(before) = &before {
+        terms.push("id < :before".into());
+        params.push((":before".into(), before));
+    }
+    // Patterns become GLOBs; an unscoped list names none.
     let allow: Vec<String> = kinds.allow.iter().map(|p| to_sql_glob(p)).collect();
     let deny: Vec<String> = kinds.deny.iter().map(|p| to_sql_glob(p)).collect();
-    let mut scope = String::new();
-    for (clause, globs, prefix) in [(" AND (", &allow, ":a"), (" AND NOT (", &deny, ":d")] {
+    for (negate, globs, prefix) in [("", &allow, ":a"), ("NOT ", &deny, ":d")] {
         if globs.is_empty() {
             continue;
         }
-        scope.push_str(clause);
+        let mut any = Vec::new();
         for (index, glob) in globs.iter().enumerate() {
             let name = format!("{prefix}{index}");
-            if index > 0 {
-                scope.push_str(" OR ");
-            }
-            scope.push_str(&format!("kind GLOB {name}"));
+            any.push(format!("kind GLOB {name}"));
             params.push((name, glob));
         }
-        scope.push(')');
+        terms.push(format!("{negate}({})", any.join(" OR ")));
     }
-    let sql = format!(
-        "SELECT {JOB_COLUMNS} FROM jobs \
-         WHERE (:status IS NULL OR status = :status) \
-           AND (:kind IS NULL OR kind = :kind) \
-           AND (:parent IS NULL OR parent_id = :parent) \
-           AND (:before IS NULL OR id < :before){scope} \
-         ORDER BY id DESC LIMIT :limit"
-    );
+    let filters = if terms.is_empty() {
+        String::new()
+    } else {
+        format!(" WHERE {}", terms.join(" AND "))
+    };
+    // A parent's pieces are few: their index beats reading the table newest first.
+    if parent.is_some() && index.is_empty() {
+        index = " INDEXED BY jobs_parent";
+    }
+    let sql =
+        format!("SELECT {JOB_COLUMNS} FROM jobs{index}{filters} ORDER BY id DESC LIMIT :limit");
     let named: Vec<(&str, &dyn rusqlite::ToSql)> = params
         .iter()
         .map(|(name, value)| (name.as_str(), *value))
         .collect();
-    let mut statement = conn.prepare_cached(&sql)?;
+    // Not cached: a filter's many combinations would push the claim's statements out.
+    let mut statement = conn.prepare(&sql)?;
     let rows = statement.query_map(named.as_slice(), |r| job_from_row(r).map(|(job, _)| job))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// Job counts by kind and status.
+/// Job counts by kind and status, in that order. Finished jobs are counted from
+/// `job_counts` (kept by triggers), queued and running ones from `jobs_active`: no
+/// finished row is read, however many there are.
 pub(crate) fn counts(conn: &Connection) -> Result<Vec<KindCount>> {
     let mut statement = conn.prepare_cached(
-        "SELECT kind, status, count(*) FROM jobs GROUP BY kind, status ORDER BY kind, status",
+        "SELECT kind, status, n FROM job_counts WHERE n > 0 \
+         UNION ALL \
+         SELECT kind, status, count(*) FROM jobs INDEXED BY jobs_active \
+             WHERE status = 'queued' OR status = 'running' GROUP BY status, kind",
     )?;
     let rows = statement.query_map([], |r| {
         Ok(KindCount {
@@ -701,7 +732,9 @@ pub(crate) fn counts(conn: &Connection) -> Result<Vec<KindCount>> {
             count: r.get(2)?,
         })
     })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+    let mut counts = rows.collect::<rusqlite::Result<Vec<_>>>()?;
+    counts.sort_by(|a, b| (&a.kind, a.status.as_str()).cmp(&(&b.kind, b.status.as_str())));
+    Ok(counts)
 }
 
 fn status_from(row: &Row<'_>, index: usize) -> rusqlite::Result<JobStatus> {

@@ -468,7 +468,72 @@ mod tests {
                 |r| r.get(0),
             )
             .unwrap();
-        assert_eq!(indexes, 3, "jobs_active, jobs_dedupe, jobs_parent");
+        assert_eq!(
+            indexes, 4,
+            "jobs_active, jobs_dedupe, jobs_parent, jobs_ended_badly"
+        );
+    }
+
+    /// The counts a full scan gives, to compare with `jobs::counts`.
+    fn scanned_counts(conn: &Connection) -> Vec<(String, String, i64)> {
+        let mut statement = conn
+            .prepare("SELECT kind, status, count(*) FROM jobs GROUP BY kind, status ORDER BY kind, status")
+            .unwrap();
+        let rows = statement
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap();
+        rows.collect::<rusqlite::Result<_>>().unwrap()
+    }
+
+    fn kept_counts(conn: &Connection) -> Vec<(String, String, i64)> {
+        jobs::counts(conn)
+            .unwrap()
+            .into_iter()
+            .map(|c| (c.kind, c.status.as_str().to_owned(), i64::from(c.count)))
+            .collect()
+    }
+
+    #[test]
+    fn migration_8_counts_the_finished_jobs_already_there_and_triggers_keep_counting() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("raw.db");
+        {
+            let conn = Connection::open(&path).unwrap();
+            for sql in &schema::MIGRATIONS[..7] {
+                conn.execute_batch(sql).unwrap();
+            }
+            conn.pragma_update(None, "user_version", 7).unwrap();
+            conn.pragma_update(None, "application_id", APPLICATION_ID)
+                .unwrap();
+            conn.execute_batch(
+                "INSERT INTO jobs (kind, payload, status, priority, run_at, max_attempts,
+                                   actor, created_at, updated_at)
+                 VALUES ('a', '{}', 'succeeded', 50, 1, 5, 'user', 1, 1),
+                        ('a', '{}', 'succeeded', 50, 1, 5, 'user', 1, 1),
+                        ('a', '{}', 'failed', 50, 1, 5, 'user', 1, 1),
+                        ('b', '{}', 'cancelled', 50, 1, 5, 'user', 1, 1),
+                        ('b', '{}', 'queued', 50, 1, 5, 'user', 1, 1),
+                        ('b', '{}', 'running', 50, 1, 5, 'user', 1, 1)",
+            )
+            .unwrap();
+        }
+        let store = Store::open(&path, &StoreOptions::default()).unwrap();
+        let conn = store.conn();
+        assert_eq!(kept_counts(conn), scanned_counts(conn));
+        // Every way a status moves, and inserts and deletes of finished rows.
+        conn.execute_batch(
+            "UPDATE jobs SET status = 'succeeded' WHERE status = 'running';
+             UPDATE jobs SET status = 'queued' WHERE status = 'failed';
+             UPDATE jobs SET status = 'failed' WHERE status = 'cancelled';
+             INSERT INTO jobs (kind, payload, status, priority, run_at, max_attempts,
+                               actor, created_at, updated_at)
+                 VALUES ('c', '{}', 'cancelled', 50, 1, 5, 'user', 1, 1);
+             UPDATE jobs SET kind = 'z' WHERE kind = 'a' AND status = 'succeeded' AND id = 1;
+             DELETE FROM jobs WHERE id = 2;
+             DELETE FROM jobs WHERE status = 'queued';",
+        )
+        .unwrap();
+        assert_eq!(kept_counts(conn), scanned_counts(conn));
     }
 
     #[test]

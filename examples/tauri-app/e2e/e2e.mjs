@@ -61,6 +61,40 @@ const enqueueWith = async (browser, button) => {
   return lastJob(browser);
 };
 
+// The inspector draws into a shadow root: WebDriver's selectors stop at it, so these
+// reach in with a script.
+const inspectorRows = (browser) =>
+  browser.execute(() => {
+    const root = document.querySelector("jobs-inspector")?.shadowRoot;
+    if (!root) return null;
+    return Array.from(root.querySelectorAll("#jobs tr[data-id]")).map((tr) => ({
+      id: Number(tr.dataset.id),
+      status: tr.dataset.status,
+      kind: tr.children[1].textContent,
+    }));
+  });
+const inInspector = (browser, selector) =>
+  browser.execute((selector) => {
+    const root = document.querySelector("jobs-inspector")?.shadowRoot;
+    const element = root?.querySelector(selector);
+    return element ? { text: element.textContent, disabled: !!element.disabled } : null;
+  }, selector);
+const pressInInspector = async (browser, selector) => {
+  await until(browser, `${selector} in the inspector`, async () => (await inInspector(browser, selector)) !== null);
+  await browser.execute((selector) => document.querySelector("jobs-inspector").shadowRoot.querySelector(selector).click(), selector);
+};
+const filterInspector = (browser, id, value) =>
+  browser.execute(
+    (id, value) => {
+      const control = document.querySelector("jobs-inspector").shadowRoot.querySelector(`#${id}`);
+      control.value = value;
+      control.dispatchEvent(new Event("change"));
+    },
+    id,
+    value,
+  );
+const inspectorShot = process.env.INSPECTOR_SCREENSHOT_PATH;
+
 const results = [];
 async function test(name, browser, body) {
   try {
@@ -195,6 +229,52 @@ await test("the schedule shows its zone, runs now, and pauses and resumes", brow
   await until(browser, "the schedule paused", async () => (await text(browser, "schedule-next")) === "paused");
   await click(browser, "schedule-pause");
   await until(browser, "the schedule resumed", async () => (await text(browser, "schedule-next")) !== "paused");
+});
+
+await test("the inspector opens on the jobs of raw.db, with actions, and its first render is printed", browser, async () => {
+  await click(browser, "open-inspector");
+  const firstRender = () => browser.execute(() => document.querySelector("jobs-inspector")?.dataset.firstRenderMs ?? null);
+  await until(browser, "the inspector's first render", async () => (await firstRender()) !== null);
+  const rows = await inspectorRows(browser);
+  console.log(`     inspector first render (jobs view, ${rows.length} rows): ${await firstRender()} ms`);
+  if (rows.length < 3) throw new Error(`${rows.length} rows`);
+  const mode = await inInspector(browser, ".mode");
+  if (!mode.text.startsWith("admin")) throw new Error(`mode: ${mode.text}`);
+  // Marks the element: the later tests check that nothing reloaded the page.
+  await browser.execute(() => (document.querySelector("jobs-inspector").dataset.marked = "yes"));
+});
+
+await test("inspector filters narrow the table", browser, async () => {
+  await filterInspector(browser, "filter-status", "succeeded");
+  await until(browser, "only succeeded jobs", async () => {
+    const rows = await inspectorRows(browser);
+    return rows.length > 0 && rows.every((row) => row.status === "succeeded");
+  });
+  await filterInspector(browser, "filter-kind", "no-such-kind");
+  await until(browser, "no rows", async () => (await inspectorRows(browser)).length === 0);
+  await filterInspector(browser, "filter-kind", "");
+  await filterInspector(browser, "filter-status", "");
+  await until(browser, "every job again", async () => new Set((await inspectorRows(browser)).map((r) => r.status)).size > 1);
+});
+
+await test("a failed job's detail opens in the inspector and a retry from it succeeds, live", browser, async () => {
+  const id = await enqueueWith(browser, "enqueue-fails-once");
+  // Live: the new row appears and fails without anything reloading the inspector.
+  await until(browser, "the job failed in the inspector", async () => (await inspectorRows(browser)).some((r) => r.id === id && r.status === "failed"), 30_000);
+  await pressInInspector(browser, `#jobs tr[data-id="${id}"] button[data-action="open"]`);
+  await until(browser, "the detail", async () => (await inInspector(browser, "#detail-status"))?.text === "failed");
+  const error = (await inInspector(browser, "#detail-error")).text;
+  if (!error.includes("502")) throw new Error(`last error shown: ${error}`);
+  const payload = (await inInspector(browser, "#detail-payload")).text;
+  if (!payload.includes("{")) throw new Error(`payload shown: ${payload}`);
+  await pressInInspector(browser, '#detail button[data-action="retry"]');
+  await until(browser, "the retried job to succeed in the detail", async () => (await inInspector(browser, "#detail-status"))?.text === "succeeded", 30_000);
+  const marked = await browser.execute(() => document.querySelector("jobs-inspector").dataset.marked);
+  if (marked !== "yes") throw new Error("the inspector was drawn again from scratch");
+  if (inspectorShot) {
+    await browser.execute(() => document.getElementById("inspector-panel").scrollIntoView());
+    await browser.saveScreenshot(inspectorShot);
+  }
 });
 
 await test("a failing server shows backoff and health changes", browser, async () => {

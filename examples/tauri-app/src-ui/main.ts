@@ -25,6 +25,7 @@ import {
   JobsError,
   type Job,
 } from "../../../guest-js/index";
+import { defineInspector } from "../../../guest-js/inspector";
 
 const TARGET = "demo/local/feed";
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -282,6 +283,16 @@ await onResync(() => {
   jobsChanged();
   void renderSync();
   void renderSchedule();
+});
+
+// The inspector: registered once, drawn when first opened (its first render is timed
+// from there; the e2e run prints it).
+defineInspector();
+$("open-inspector").addEventListener("click", () => {
+  const panel = $("inspector-panel");
+  panel.classList.remove("hidden");
+  if (!panel.querySelector("jobs-inspector")) panel.append(document.createElement("jobs-inspector"));
+  panel.scrollIntoView();
 });
 
 wireNetworkHint();

@@ -1,0 +1,191 @@
+import { emit } from "@tauri-apps/api/event";
+import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
+import { afterEach, describe, expect, it } from "vitest";
+
+import type { Job, JobsEvent } from "./bindings";
+import { defineInspector, mountInspector } from "./inspector";
+
+type Call = { cmd: string; args: any };
+
+function job(id: number, fields: Partial<Job> = {}): Job {
+  return {
+    id,
+    kind: "ingest",
+    payload: { batch: id },
+    status: "queued",
+    priority: 50,
+    runAt: 1,
+    attempts: 0,
+    maxAttempts: 5,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    cancelRequested: false,
+    dedupeKey: null,
+    lastError: null,
+    result: null,
+    parent: null,
+    actor: "user",
+    createdAt: 1,
+    updatedAt: 1,
+    finishedAt: null,
+    startedAt: null,
+    timeoutMs: null,
+    progress: null,
+    unreadable: null,
+    ...fields,
+  } as Job;
+}
+
+/** A plugin with `jobs` in it; `admin` says whether the window may use admin commands. */
+function backend(jobs: Job[], admin: boolean): Call[] {
+  const calls: Call[] = [];
+  mockIPC(
+    (cmd, args: any) => {
+      calls.push({ cmd, args });
+      switch (cmd) {
+        case "plugin:jobs|retry_job":
+          if (!admin) throw "jobs.retry_job not allowed. Permissions associated with this command: jobs:allow-retry-job";
+          if (args.id === 0) throw { code: "notFound", message: "no job 0" };
+          jobs.find((j) => j.id === args.id)!.status = "queued";
+          return "requeued";
+        case "plugin:jobs|list_jobs": {
+          const f = args.filter;
+          return jobs
+            .filter((j) => (f.status === null || j.status === f.status) && (f.kind === null || j.kind === f.kind))
+            .filter((j) => (f.parent === null || j.parent === f.parent) && (f.actor === null || j.actor === f.actor))
+            .filter((j) => f.before === null || j.id < f.before)
+            .sort((a, b) => b.id - a.id)
+            .slice(0, f.limit ?? 50);
+        }
+        case "plugin:jobs|get_job":
+          return jobs.find((j) => j.id === args.id) ?? null;
+        case "plugin:jobs|job_counts":
+          return [{ kind: "ingest", status: "queued", count: jobs.length }];
+        case "plugin:jobs|paused_kinds":
+          return [];
+        default:
+          return null;
+      }
+    },
+    { shouldMockEvents: true },
+  );
+  return calls;
+}
+
+function lastList(calls: Call[]): Call {
+  const lists = calls.filter((c) => c.cmd === "plugin:jobs|list_jobs");
+  return lists[lists.length - 1];
+}
+
+function jobsEvent(event: JobsEvent["event"], dropped = 0): Promise<void> {
+  return emit("plugin:jobs:jobs-event", { event, dropped } satisfies JobsEvent);
+}
+
+const until = async (check: () => boolean, what: string) => {
+  for (let i = 0; i < 200; i++) {
+    if (check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`timed out: ${what}`);
+};
+
+afterEach(() => {
+  clearMocks();
+  document.body.replaceChildren();
+});
+
+describe("inspector", () => {
+  it("draws the newest jobs in its own shadow root, with text never parsed as HTML", async () => {
+    backend([job(1), job(2, { kind: "<img src=x onerror=alert(1)>" })], false);
+    const host = document.createElement("div");
+    document.body.append(host);
+    const inspector = mountInspector(host);
+    await inspector.ready;
+    const rows = Array.from(host.shadowRoot!.querySelectorAll("#jobs tr"));
+    expect(rows.map((r) => (r as HTMLElement).dataset.id)).toEqual(["2", "1"]);
+    expect(host.shadowRoot!.querySelector("img")).toBeNull();
+    expect(rows[0].textContent).toContain("<img src=x");
+    // Nothing leaks into the page.
+    expect(document.querySelectorAll("style").length).toBe(0);
+    expect(inspector.firstRenderMs()).not.toBeNull();
+    expect(host.dataset.firstRenderMs).toBeDefined();
+    inspector.destroy();
+    expect(host.shadowRoot!.childNodes.length).toBe(0);
+  });
+
+  it("is read-only, and says so, when the window lacks jobs:admin", async () => {
+    backend([job(1, { status: "failed" })], false);
+    const host = document.createElement("div");
+    const inspector = mountInspector(host);
+    await inspector.ready;
+    const root = host.shadowRoot!;
+    expect(root.querySelector(".mode")!.textContent).toContain("read-only");
+    (root.querySelector('button[data-action="open"]') as HTMLElement).click();
+    await until(() => !!root.querySelector("#detail-status"), "the detail");
+    expect(root.querySelector('#detail button[data-action="retry"]')).toBeNull();
+    inspector.destroy();
+  });
+
+  it("filters narrow the page and a failed job is retried from its detail", async () => {
+    const jobs = [job(1, { status: "failed", lastError: "boom" }), job(2), job(3, { kind: "mail" })];
+    const calls = backend(jobs, true);
+    const host = document.createElement("div");
+    const inspector = mountInspector(host);
+    await inspector.ready;
+    const root = host.shadowRoot!;
+    expect(root.querySelector(".mode")!.textContent).toContain("admin");
+    const status = root.querySelector("#filter-status") as HTMLSelectElement;
+    status.value = "failed";
+    status.dispatchEvent(new Event("change"));
+    await until(() => root.querySelectorAll("#jobs tr").length === 1, "the filtered page");
+    expect(lastList(calls).args.filter.status).toBe("failed");
+    (root.querySelector('button[data-action="open"]') as HTMLElement).click();
+    await until(() => !!root.querySelector('#detail button[data-action="retry"]'), "a retry button");
+    expect(root.querySelector("#detail-error")!.textContent).toBe("boom");
+    (root.querySelector('#detail button[data-action="retry"]') as HTMLElement).click();
+    await until(() => root.querySelector("#detail-status")?.textContent === "queued", "the retried job");
+    inspector.destroy();
+  });
+
+  it("a state change reloads the first page without a reload of the page", async () => {
+    const jobs = [job(1)];
+    backend(jobs, false);
+    const host = document.createElement("div");
+    const inspector = mountInspector(host);
+    await inspector.ready;
+    const root = host.shadowRoot!;
+    jobs.push(job(2));
+    jobs[0].status = "running";
+    await jobsEvent({ type: "jobStateChanged", id: 1, kind: "ingest", from: "queued", to: "running", attempt: 1, at: 2 });
+    await until(() => root.querySelectorAll("#jobs tr").length === 2, "the new job");
+    expect((root.querySelector('#jobs tr[data-id="1"]') as HTMLElement).dataset.status).toBe("running");
+    inspector.destroy();
+  });
+
+  it("pages older and newer by the last id", async () => {
+    const jobs = [1, 2, 3, 4, 5].map((id) => job(id));
+    const calls = backend(jobs, false);
+    const host = document.createElement("div");
+    const inspector = mountInspector(host, { pageSize: 2 });
+    await inspector.ready;
+    const root = host.shadowRoot!;
+    (root.querySelector("#page-older") as HTMLElement).click();
+    await until(() => (root.querySelector("#jobs tr") as HTMLElement)?.dataset.id === "3", "page 2");
+    expect(lastList(calls).args.filter.before).toBe(4);
+    (root.querySelector("#page-newer") as HTMLElement).click();
+    await until(() => (root.querySelector("#jobs tr") as HTMLElement)?.dataset.id === "5", "page 1");
+    inspector.destroy();
+  });
+
+  it("<jobs-inspector> mounts when connected and stops when removed", async () => {
+    backend([job(1)], false);
+    defineInspector();
+    defineInspector();
+    const element = document.createElement("jobs-inspector");
+    document.body.append(element);
+    await (element as any).handle.ready;
+    expect(element.shadowRoot!.querySelectorAll("#jobs tr").length).toBe(1);
+    element.remove();
+    expect((element as any).handle).toBeNull();
+  });
+});
