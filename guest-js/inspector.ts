@@ -88,6 +88,7 @@ const STYLE = `
 button, select, input { font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line); border-radius: 5px; padding: 3px 8px; }
 button { cursor: pointer; }
 button:hover { border-color: var(--accent); }
+button:disabled { opacity: .45; cursor: default; border-color: var(--line); }
 button:focus-visible, select:focus-visible, input:focus-visible { outline: 2px solid var(--accent); outline-offset: 1px; }
 [role=tab][aria-selected=true] { background: var(--accent); border-color: var(--accent); color: #fff; }
 .mode { margin-left: auto; color: var(--muted); }
@@ -102,6 +103,7 @@ tr.selected td { background: var(--soft); }
 .status-failed, .health-error { color: var(--bad); }
 .status-succeeded, .health-healthy { color: var(--good); }
 .status-running, .status-queued, .health-warning { color: var(--warn); }
+.status-cancelled { color: var(--muted); }
 .muted { color: var(--muted); }
 .pager { display: flex; gap: 8px; align-items: center; margin-top: 6px; }
 .detail { border-top: 1px solid var(--line); margin-top: 8px; padding-top: 8px; }

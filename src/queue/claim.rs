@@ -358,7 +358,7 @@ fn claim_in(
                 // A row written by something else that cannot be read back must
                 // not block every later claim: fail it, naming why.
                 let error = sanitize_error(&format!("stored {column} is not valid JSON: {reason}"));
-                let attempt = jobs::fail_unreadable(tx, id, &error, now)?;
+                let attempt = jobs::fail_unreadable(tx, id, kind, &error, now)?;
                 changes.push(Change {
                     id,
                     kind: kind.to_owned(),
@@ -385,7 +385,7 @@ fn claim_in(
         let payload_schema = specs.get(&job.kind).and_then(|spec| spec.payload.as_ref());
         if let Some(Err(reason)) = payload_schema.map(|schema| schema.check(&job.payload)) {
             let error = sanitize_error(&format!("invalid payload: {reason}"));
-            jobs::exit_running(tx, &fence, &Exit::Failed { error: &error }, now)?;
+            jobs::exit_running(tx, &fence, &job.kind, &Exit::Failed { error: &error }, now)?;
             changes.push(change(
                 &job.kind,
                 &fence,

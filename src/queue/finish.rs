@@ -246,7 +246,7 @@ pub(super) fn finish_one(
                     let exit = Exit::Succeeded {
                         result: text.as_deref(),
                     };
-                    jobs::exit_running(tx, &fence, &exit, now)?;
+                    jobs::exit_running(tx, &fence, &attempt.kind, &exit, now)?;
                     changes.push(change(
                         &attempt.kind,
                         &fence,
@@ -272,14 +272,14 @@ pub(super) fn finish_one(
             (Exit::Cancelled, Finished::Cancelled, JobStatus::Cancelled)
         }
         Outcome::Released => {
-            jobs::exit_running(tx, &fence, &Exit::Requeued, now)?;
+            jobs::exit_running(tx, &fence, &attempt.kind, &Exit::Requeued, now)?;
             let mut event = change(&attempt.kind, &fence, JobStatus::Running, JobStatus::Queued);
             event.attempt = event.attempt.saturating_sub(1);
             changes.push(event);
             return Ok(Ok(Finished::Released));
         }
     };
-    jobs::exit_running(tx, &fence, &exit, now)?;
+    jobs::exit_running(tx, &fence, &attempt.kind, &exit, now)?;
     changes.push(change(&attempt.kind, &fence, JobStatus::Running, to));
     Ok(Ok(finished))
 }
@@ -346,7 +346,7 @@ fn fail_attempt(
             JobStatus::Queued,
         )
     };
-    jobs::exit_running(tx, fence, &exit, now)?;
+    jobs::exit_running(tx, fence, &attempt.kind, &exit, now)?;
     changes.push(change(&attempt.kind, fence, JobStatus::Running, to));
     Ok(Ok(finished))
 }

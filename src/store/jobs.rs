@@ -310,15 +310,32 @@ pub(crate) fn mark_running(
 pub(crate) fn fail_unreadable(
     tx: &Transaction<'_>,
     id: JobId,
+    kind: &str,
     error: &str,
     now: Timestamp,
 ) -> Result<u32> {
-    Ok(tx
+    let attempts = tx
         .prepare_cached(
             "UPDATE jobs SET status = 'failed', last_error = ?2, finished_at = ?3, updated_at = ?3, \
              lease_owner = NULL, lease_expires_at = NULL WHERE id = ?1 RETURNING attempts",
         )?
-        .query_row(params![id.raw(), error, now.as_millis()], |r| r.get(0))?)
+        .query_row(params![id.raw(), error, now.as_millis()], |r| r.get(0))?;
+    tally(tx, kind, JobStatus::Failed, 1)?;
+    Ok(attempts)
+}
+
+/// Keeps `job_counts` in step, in the transaction that moved the jobs: `delta` jobs of
+/// `kind` entered (positive) or left (negative) the finished `status`. Queued and
+/// running jobs are not tallied (they are counted from their index).
+pub(crate) fn tally(tx: &Transaction<'_>, kind: &str, status: JobStatus, delta: i64) -> Result<()> {
+    if status.is_finished() && delta != 0 {
+        tx.prepare_cached(
+            "INSERT INTO job_counts (kind, status, n) VALUES (?1, ?2, ?3) \
+             ON CONFLICT (kind, status) DO UPDATE SET n = n + excluded.n",
+        )?
+        .execute(params![kind, status.as_str(), delta])?;
+    }
+    Ok(())
 }
 
 /// Reads a running attempt through its fence; `None` when the fence no longer holds.
@@ -412,6 +429,7 @@ pub(crate) enum Exit<'a> {
 pub(crate) fn exit_running(
     tx: &Transaction<'_>,
     fence: &Fence<'_>,
+    kind: &str,
     exit: &Exit<'_>,
     now: Timestamp,
 ) -> Result<bool> {
@@ -451,6 +469,15 @@ pub(crate) fn exit_running(
             .prepare_cached(fenced_update!("status = 'queued', attempts = attempts - 1"))?
             .execute(params![id, worker, attempt, now])?,
     };
+    let finished = match exit {
+        Exit::Succeeded { .. } => Some(JobStatus::Succeeded),
+        Exit::Failed { .. } => Some(JobStatus::Failed),
+        Exit::Cancelled => Some(JobStatus::Cancelled),
+        Exit::Retry { .. } | Exit::Requeued => None,
+    };
+    if let (1, Some(status)) = (changed, finished) {
+        tally(tx, kind, status, 1)?;
+    }
     Ok(changed == 1)
 }
 
@@ -495,6 +522,7 @@ pub(crate) fn retry(tx: &Transaction<'_>, id: JobId, now: Timestamp) -> Result<R
                  max_attempts = max(max_attempts, attempts + 1), updated_at = ?2 WHERE id = ?1",
             )?
             .execute(params![id.raw(), now.as_millis()])?;
+            tally(tx, &kind, JobStatus::Failed, -1)?;
             Ok(RetryFound::Requeued(kind, attempts))
         }
         JobStatus::Queued if run_at > now.as_millis() => {
@@ -521,6 +549,7 @@ pub(crate) fn delete_finished(
         Some((kind, status)) if status.is_finished() => {
             tx.prepare_cached("DELETE FROM jobs WHERE id = ?1")?
                 .execute([id.raw()])?;
+            tally(tx, &kind, status, -1)?;
             Ok(Ok(kind))
         }
         Some((_, status)) => Ok(Err(Some(status))),
@@ -545,6 +574,7 @@ pub(crate) fn cancel(tx: &Transaction<'_>, id: JobId, now: Timestamp) -> Result<
                  WHERE id = ?1",
             )?
             .execute(params![id.raw(), now.as_millis()])?;
+            tally(tx, &kind, JobStatus::Cancelled, 1)?;
             Ok(CancelFound::Cancelled(kind, attempts))
         }
         JobStatus::Running => {
@@ -590,10 +620,12 @@ pub(crate) fn prune(
 ) -> Result<(u64, Option<i64>)> {
     let before = before.as_millis();
     let mut doomed = Vec::new();
+    // How many of each kind and status go, for `job_counts`.
+    let mut gone: Vec<(String, JobStatus, i64)> = Vec::new();
     let mut next = None;
     {
         let mut statement = tx.prepare_cached(
-            "SELECT id, created_at, finished_at FROM jobs WHERE id > ?1 ORDER BY id",
+            "SELECT id, created_at, finished_at, kind, status FROM jobs WHERE id > ?1 ORDER BY id",
         )?;
         let mut rows = statement.query([after])?;
         let mut read = 0;
@@ -604,6 +636,12 @@ pub(crate) fn prune(
             }
             if row.get::<_, Option<i64>>(2)?.is_some_and(|at| at < before) {
                 doomed.push(id);
+                let status = status_from(row, 4)?;
+                let kind = row.get_ref(3)?.as_str().map_err(rusqlite::Error::from)?;
+                match gone.iter_mut().find(|(k, s, _)| k == kind && *s == status) {
+                    Some((_, _, n)) => *n += 1,
+                    None => gone.push((kind.to_owned(), status, 1)),
+                }
             }
             read += 1;
             if read == batch {
@@ -615,6 +653,9 @@ pub(crate) fn prune(
     let mut delete = tx.prepare_cached("DELETE FROM jobs WHERE id = ?1")?;
     for id in &doomed {
         delete.execute([id])?;
+    }
+    for (kind, status, n) in gone {
+        tally(tx, &kind, status, -n)?;
     }
     Ok((doomed.len() as u64, next))
 }
