@@ -63,6 +63,17 @@ function backend(jobs: Job[], admin: boolean): Call[] {
           return [{ kind: "ingest", status: "queued", count: jobs.length }];
         case "plugin:jobs|paused_kinds":
           return [];
+        case "plugin:jobs|list_schedules":
+          return [
+            { name: "digest", kind: "mail", payload: null, priority: 50, dedupeKey: null, actor: "system", intervalMs: null,
+              cron: "0 8 * * *", zone: "Europe/Berlin", nextRun: 10, paused: false, lastRun: null, lastJob: 1, createdAt: 1, updatedAt: 1 },
+          ];
+        case "plugin:jobs|sync_status":
+          return [{ target: "gh/me/notes", state: { lastSuccess: 5, consecutiveFailures: 2, nextDue: 9, throttledUntil: null },
+            health: { status: "warning", reason: "2 failures" } }];
+        case "plugin:jobs|list_local_jobs":
+          return [{ id: "local-1", kind: "export", status: "running", done: 5, total: 10, cancelRequested: false, error: null,
+            startedAt: 1, finishedAt: null, result: null }];
         default:
           return null;
       }
@@ -187,5 +198,50 @@ describe("inspector", () => {
     expect(element.shadowRoot!.querySelectorAll("#jobs tr").length).toBe(1);
     element.remove();
     expect((element as any).handle).toBeNull();
+  });
+
+  it("counts, schedules, sync targets and local jobs each have a tab, with actions only for admins", async () => {
+    for (const admin of [false, true]) {
+      const calls = backend([job(1), job(2, { status: "failed" })], admin);
+      const host = document.createElement("div");
+      const inspector = mountInspector(host, { view: "counts" });
+      await inspector.ready;
+      const root = host.shadowRoot!;
+      const tab = (view: string) => (root.querySelector(`[role=tab][data-view="${view}"]`) as HTMLElement).click();
+      expect(root.querySelector('tr[data-kind="ingest"] td[data-status="queued"]')!.textContent).toBe("2");
+      expect(!!root.querySelector('tr[data-kind="ingest"] button[data-action="pause"]')).toBe(admin);
+      if (admin) {
+        (root.querySelector('tr[data-kind="ingest"] button[data-action="pause"]') as HTMLElement).click();
+        await until(() => calls.some((c) => c.cmd === "plugin:jobs|pause_kind"), "pause_kind");
+      }
+      tab("schedules");
+      await until(() => !!root.querySelector('tr[data-name="digest"]'), "the schedule");
+      expect(root.querySelector('tr[data-name="digest"]')!.textContent).toContain("cron 0 8 * * * (Europe/Berlin)");
+      expect(!!root.querySelector('tr[data-name="digest"] button[data-action="run"]')).toBe(admin);
+      tab("sync");
+      await until(() => !!root.querySelector('tr[data-target="gh/me/notes"]'), "the target");
+      expect(root.querySelector('tr[data-target="gh/me/notes"]')!.textContent).toContain("2 failure(s)");
+      // Refresh needs only the default set.
+      expect(root.querySelector('tr[data-target="gh/me/notes"] button[data-action="refresh"]')).not.toBeNull();
+      tab("local");
+      await until(() => !!root.querySelector('tr[data-id="local-1"] progress'), "the local job");
+      expect((root.querySelector('tr[data-id="local-1"] progress') as HTMLProgressElement).value).toBe(50);
+      inspector.destroy();
+      clearMocks();
+    }
+  });
+
+  it("arrow keys move between the tabs", async () => {
+    backend([job(1)], false);
+    const host = document.createElement("div");
+    document.body.append(host);
+    const inspector = mountInspector(host);
+    await inspector.ready;
+    const root = host.shadowRoot!;
+    const jobsTab = root.querySelector('[role=tab][data-view="jobs"]') as HTMLElement;
+    jobsTab.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowRight" }));
+    expect(root.querySelector('[role=tab][aria-selected="true"]')!.getAttribute("data-view")).toBe("counts");
+    expect((root.querySelector("#panel-jobs") as HTMLElement).hidden).toBe(true);
+    inspector.destroy();
   });
 });
