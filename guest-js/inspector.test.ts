@@ -179,6 +179,8 @@ describe("inspector", () => {
     const host = document.createElement("div");
     const inspector = mountInspector(host, { pageSize: 2 });
     await inspector.ready;
+    // The first render reads the page once.
+    expect(calls.filter((c) => c.cmd === "plugin:jobs|list_jobs").length).toBe(1);
     const root = host.shadowRoot!;
     (root.querySelector("#page-older") as HTMLElement).click();
     await until(() => (root.querySelector("#jobs tr") as HTMLElement)?.dataset.id === "3", "page 2");

@@ -268,7 +268,8 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
     await then();
   }
 
-  function show(view: InspectorView) {
+  /** Shows a tab; `reload` reads its data (start-up reads it itself, once). */
+  function show(view: InspectorView, reload = true) {
     state.view = view;
     for (const tab of Array.from(tabs.children)) {
       const selected = (tab as HTMLElement).dataset.view === view;
@@ -276,7 +277,7 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
       tab.setAttribute("tabindex", selected ? "0" : "-1");
     }
     for (const [name, panel] of panels) panel.hidden = name !== view;
-    load(view).catch(failed);
+    if (reload) load(view).catch(failed);
   }
 
   function load(view: InspectorView): Promise<void> {
@@ -698,7 +699,7 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
     state.admin = admin;
     mode.textContent = admin ? "admin: actions available" : "read-only (this window lacks jobs:admin)";
     mode.setAttribute("data-admin", String(admin));
-    show(state.view);
+    show(state.view, false);
     await load(state.view);
     // The kind suggestions come from the counts, whichever view is first.
     if (state.view !== "counts") {

@@ -8,6 +8,7 @@ packages=(
   libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev
   librsvg2-dev libayatana-appindicator3-dev xvfb xauth webkit2gtk-driver
   iproute2 # `ip`, for the network trigger test in a namespace of its own
+  sqlite3  # the e2e run fills a raw.db with a million jobs for the inspector
 )
 
 missing=()

@@ -1,6 +1,7 @@
 // End-to-end tests of the demo app in a real WebKitGTK window, through tauri-driver
 // and WebKitWebDriver. Run by scripts/e2e.sh, which starts Xvfb and tauri-driver.
 // Prints "N passed, M failed"; on a failure, the page's state and a screenshot.
+import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { remote } from "webdriverio";
 
@@ -294,6 +295,65 @@ await test("after a restart durable jobs and sync state are still there", browse
   if (Number(await text(browser, "sync-runs")) < runsSeen) throw new Error("sync runs were forgotten");
 });
 await browser.deleteSession();
+
+// The inspector on a raw.db of a million jobs: the app is closed, the file gets
+// 1,000,000 finished jobs of history (a tenth of them of the window's own kind, the
+// rest of kinds its scope hides) written with the sqlite3 shell, and the app starts
+// on it again.
+const db = process.env.JOBS_DEMO_DB;
+const historyRows = 1_000_000;
+let filled = false;
+try {
+  const now = Date.now();
+  const started = Date.now();
+  execFileSync(
+    "sqlite3",
+    [
+      "-cmd",
+      ".timeout 20000",
+      db,
+      `BEGIN;
+       WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ${historyRows})
+       INSERT INTO jobs (kind, payload, status, priority, run_at, attempts, max_attempts, actor,
+                         created_at, updated_at, started_at, finished_at, result, last_error)
+       SELECT CASE WHEN i % 10 = 0 THEN 'ingest' ELSE 'history.' || (i % 7) END,
+              '{"batch":' || i || '}', CASE WHEN i % 100 = 10 THEN 'failed' ELSE 'succeeded' END,
+              50, ${now} - ${historyRows} + i, 1, 1, 'system',
+              ${now} - ${historyRows} + i, ${now} - ${historyRows} + i, ${now} - ${historyRows} + i,
+              ${now} - ${historyRows} + i, 'null', CASE WHEN i % 100 = 10 THEN 'HTTP 502 from the history' END
+       FROM seq;
+       DELETE FROM job_counts;
+       INSERT INTO job_counts (kind, status, n)
+         SELECT kind, status, count(*) FROM jobs WHERE status <> 'queued' AND status <> 'running'
+         GROUP BY kind, status;
+       COMMIT;`,
+    ],
+    { timeout: 120_000 },
+  );
+  filled = true;
+  console.log(`     filled raw.db with ${historyRows} jobs in ${Date.now() - started} ms`);
+} catch (error) {
+  console.log(`skipped: the inspector at a million jobs (could not fill raw.db: ${error.message})`);
+}
+if (filled) {
+  browser = await session();
+  await test("the inspector opens on a raw.db of a million jobs, and its first render is printed", browser, async () => {
+    await click(browser, "open-inspector");
+    const firstRender = () => browser.execute(() => document.querySelector("jobs-inspector")?.dataset.firstRenderMs ?? null);
+    await until(browser, "the inspector's first render", async () => (await firstRender()) !== null, 30_000);
+    const rows = await inspectorRows(browser);
+    console.log(`     inspector first render with ${historyRows} more jobs in raw.db (jobs view, ${rows.length} rows): ${await firstRender()} ms`);
+    if (rows.length !== 50) throw new Error(`${rows.length} rows`);
+    // Only the window's own kind, however many others there are.
+    if (rows.some((row) => row.kind !== "ingest")) throw new Error("a kind outside the window's scope was shown");
+    await filterInspector(browser, "filter-status", "failed");
+    await until(browser, "a page of failed jobs", async () => {
+      const page = await inspectorRows(browser);
+      return page.length === 50 && page.every((row) => row.status === "failed");
+    });
+  });
+  await browser.deleteSession();
+}
 
 const passed = results.filter(([, ok]) => ok).length;
 console.log(`${passed} passed, ${results.length - passed} failed`);
