@@ -246,4 +246,36 @@ describe("inspector", () => {
     expect((root.querySelector("#panel-jobs") as HTMLElement).hidden).toBe(true);
     inspector.destroy();
   });
+
+  it("Enter applies a filter, Escape closes the detail, no network request, a dark scheme", async () => {
+    const fetches: unknown[] = [];
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = ((...args: unknown[]) => {
+      fetches.push(args);
+      return Promise.reject(new Error("no network"));
+    }) as typeof fetch;
+    try {
+      const calls = backend([job(1), job(2, { kind: "mail" })], false);
+      const host = document.createElement("div");
+      document.body.append(host);
+      const inspector = mountInspector(host);
+      await inspector.ready;
+      const root = host.shadowRoot!;
+      const kind = root.querySelector("#filter-kind") as HTMLInputElement;
+      kind.value = "mail";
+      kind.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+      await until(() => root.querySelectorAll("#jobs tr").length === 1, "the mail job alone");
+      expect(lastList(calls).args.filter.kind).toBe("mail");
+      (root.querySelector('button[data-action="open"]') as HTMLElement).click();
+      await until(() => !!root.querySelector("#detail-status"), "the detail");
+      const detail = root.querySelector("#detail") as HTMLElement;
+      detail.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
+      await until(() => detail.hidden, "the detail closed");
+      expect(root.querySelector("style")!.textContent).toContain("prefers-color-scheme: dark");
+      expect(fetches).toEqual([]);
+      inspector.destroy();
+    } finally {
+      globalThis.fetch = realFetch;
+    }
+  });
 });
