@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+
 import { emit } from "@tauri-apps/api/event";
 import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
 import { afterEach, describe, expect, it } from "vitest";
@@ -277,5 +279,11 @@ describe("inspector", () => {
     } finally {
       globalThis.fetch = realFetch;
     }
+  });
+
+  it("is left out of the script Tauri injects with withGlobalTauri", () => {
+    const injected = readFileSync(`${process.cwd()}/api-iife.js`, "utf8");
+    expect(injected).toContain("listJobs");
+    expect(injected).not.toContain("mountInspector");
   });
 });
