@@ -286,4 +286,16 @@ describe("inspector", () => {
     expect(injected).toContain("listJobs");
     expect(injected).not.toContain("mountInspector");
   });
+
+  it("a dropped-events notice reloads the view shown", async () => {
+    const calls = backend([job(1)], false);
+    const host = document.createElement("div");
+    const inspector = mountInspector(host);
+    await inspector.ready;
+    const lists = () => calls.filter((c) => c.cmd === "plugin:jobs|list_jobs").length;
+    const before = lists();
+    await jobsEvent({ type: "kindPaused", kind: "other", paused: true, at: 1 }, 3);
+    await until(() => lists() > before, "a reload after the drop");
+    inspector.destroy();
+  });
 });

@@ -202,6 +202,9 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
     selected: null as number | null,
     paused: new Set<string>(),
     destroyed: false,
+    // Events the plugin's stream dropped, as last seen; none are looked at before the
+    // first render.
+    seenDropped: Number.POSITIVE_INFINITY,
   };
   const unlisten: UnlistenFn[] = [];
   const timers = new Map<string, ReturnType<typeof setTimeout>>();
@@ -496,6 +499,11 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
     );
   }
 
+  /** The kind filter's suggestions. */
+  function suggestKinds(kinds: Iterable<string>) {
+    kindList.replaceChildren(...Array.from(new Set(kinds), (kind) => h("option", { value: kind })));
+  }
+
   // ----- counts -----
   const countsPanel = panels.get("counts")!;
   async function loadCounts() {
@@ -508,7 +516,7 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
       kinds.get(kind)!.set(status, count);
     }
     for (const kind of paused) if (!kinds.has(kind)) kinds.set(kind, new Map());
-    kindList.replaceChildren(...[...kinds.keys()].map((kind) => h("option", { value: kind })));
+    suggestKinds(kinds.keys());
     const rows = [...kinds.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([kind, byStatus]) => {
       const isPaused = state.paused.has(kind);
       const cells = STATUSES.map((s) => h("td", { class: "num", "data-status": s }, String(byStatus.get(s) ?? 0)));
@@ -685,14 +693,13 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
           default:
             break;
         }
-        if (dropped > seenDropped) {
-          seenDropped = dropped;
+        if (dropped > state.seenDropped) {
+          state.seenDropped = dropped;
           soon("all", 100, () => load(state.view));
         }
       }),
     );
   }
-  let seenDropped = Number.POSITIVE_INFINITY;
 
   async function start() {
     const admin = options.admin ?? (await probeAdmin());
@@ -704,13 +711,13 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
     // The kind suggestions come from the counts, whichever view is first.
     if (state.view !== "counts") {
       jobCounts()
-        .then((counts) => kindList.replaceChildren(...[...new Set(counts.map((c) => c.kind))].map((kind) => h("option", { value: kind }))))
+        .then((counts) => suggestKinds(counts.map((c) => c.kind)))
         .catch(() => {});
     }
     firstRender = performance.now() - started;
     host.dataset.firstRenderMs = firstRender.toFixed(1);
     host.dispatchEvent(new CustomEvent("jobs-inspector-ready", { detail: { firstRenderMs: firstRender } }));
-    seenDropped = 0;
+    state.seenDropped = 0;
     await listen();
     if (state.destroyed) for (const stop of unlisten.splice(0)) stop();
   }
