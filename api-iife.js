@@ -246,228 +246,6 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
         return window.__TAURI_INTERNALS__.invoke(cmd, args, options);
     }
 
-    // Copyright 2019-2024 Tauri Programme within The Commons Conservancy
-    // SPDX-License-Identifier: Apache-2.0
-    // SPDX-License-Identifier: MIT
-    /**
-     * The event system allows you to emit events to the backend and listen to events from it.
-     *
-     * This package is also accessible with `window.__TAURI__.event` when [`app.withGlobalTauri`](https://v2.tauri.app/reference/config/#withglobaltauri) in `tauri.conf.json` is set to `true`.
-     *
-     * @remarks All commands used by this module (`core:event:allow-listen`,
-     * `allow-unlisten`, `allow-emit` and `allow-emit-to`) are part of the
-     * `core:event:default` permission set, which is enabled by default, so no extra
-     * capability configuration is needed.
-     *
-     * @module
-     */
-    /**
-     * The built-in event names emitted by Tauri itself.
-     *
-     * These are the raw names behind the `on*` helpers of the `Window` and `Webview`
-     * classes (e.g. `Window.onResized` listens to {@linkcode TauriEvent.WINDOW_RESIZED}).
-     * Prefer those helpers when one exists, since they also decode the payload into
-     * the matching class (`PhysicalSize`, `PhysicalPosition`, ...).
-     *
-     * @example
-     * ```typescript
-     * import { listen, TauriEvent } from '@tauri-apps/api/event';
-     * const unlisten = await listen(TauriEvent.WINDOW_DESTROYED, (event) => {
-     *   console.log('a window was destroyed', event.payload);
-     * });
-     * ```
-     *
-     * @since 1.1.0
-     */
-    var TauriEvent;
-    (function (TauriEvent) {
-        /** A window was resized. Payload: the new inner size, in physical pixels. See `Window.onResized`. */
-        TauriEvent["WINDOW_RESIZED"] = "tauri://resize";
-        /** A window was moved. Payload: the new outer position, in physical pixels. See `Window.onMoved`. */
-        TauriEvent["WINDOW_MOVED"] = "tauri://move";
-        /**
-         * The user requested a window to be closed (e.g. clicked the close button).
-         * See `Window.onCloseRequested`, which also handles preventing the close.
-         */
-        TauriEvent["WINDOW_CLOSE_REQUESTED"] = "tauri://close-requested";
-        /** A window was destroyed, i.e. it is gone and its label can be reused. */
-        TauriEvent["WINDOW_DESTROYED"] = "tauri://destroyed";
-        /** A window gained focus. See `Window.onFocusChanged`. */
-        TauriEvent["WINDOW_FOCUS"] = "tauri://focus";
-        /** A window lost focus. See `Window.onFocusChanged`. */
-        TauriEvent["WINDOW_BLUR"] = "tauri://blur";
-        /**
-         * The scale factor of the monitor a window is on changed, or the window moved to
-         * a monitor with a different scale factor. See `Window.onScaleChanged`.
-         */
-        TauriEvent["WINDOW_SCALE_FACTOR_CHANGED"] = "tauri://scale-change";
-        /** The system or window theme changed. See `Window.onThemeChanged`. */
-        TauriEvent["WINDOW_THEME_CHANGED"] = "tauri://theme-changed";
-        /** A new window was created. */
-        TauriEvent["WINDOW_CREATED"] = "tauri://window-created";
-        /**
-         * The window's event loop was suspended.
-         *
-         * #### Platform-specific
-         *
-         * - **Android:** emitted when the activity is paused.
-         * - **Other platforms:** never emitted.
-         */
-        TauriEvent["WINDOW_SUSPENDED"] = "tauri://suspended";
-        /**
-         * The window's event loop was resumed after being suspended.
-         *
-         * #### Platform-specific
-         *
-         * - **Android:** emitted when the activity is resumed.
-         * - **Other platforms:** never emitted.
-         */
-        TauriEvent["WINDOW_RESUMED"] = "tauri://resumed";
-        /** A new webview was created. */
-        TauriEvent["WEBVIEW_CREATED"] = "tauri://webview-created";
-        /** The user dragged files onto a webview. See `Webview.onDragDropEvent`. */
-        TauriEvent["DRAG_ENTER"] = "tauri://drag-enter";
-        /** The user is moving dragged files over a webview. See `Webview.onDragDropEvent`. */
-        TauriEvent["DRAG_OVER"] = "tauri://drag-over";
-        /** The user dropped files onto a webview. See `Webview.onDragDropEvent`. */
-        TauriEvent["DRAG_DROP"] = "tauri://drag-drop";
-        /** The drag operation left the webview or was cancelled. See `Webview.onDragDropEvent`. */
-        TauriEvent["DRAG_LEAVE"] = "tauri://drag-leave";
-    })(TauriEvent || (TauriEvent = {}));
-    /**
-     * Unregister the event listener associated with the given name and id.
-     *
-     * @ignore
-     * @param event The event name
-     * @param eventId Event identifier
-     * @returns
-     */
-    async function _unlisten(event, eventId) {
-        window.__TAURI_EVENT_PLUGIN_INTERNALS__.unregisterListener(event, eventId);
-        await invoke('plugin:event|unlisten', {
-            event,
-            eventId
-        });
-    }
-    /**
-     * Listen to an emitted event to any {@link EventTarget|target}.
-     *
-     * @example
-     * ```typescript
-     * import { listen } from '@tauri-apps/api/event';
-     * const unlisten = await listen<string>('error', (event) => {
-     *   console.log(`Got error, payload: ${event.payload}`);
-     * });
-     *
-     * // call unlisten when your handler goes out of scope e.g. the component is unmounted
-     * unlisten();
-     * ```
-     *
-     * @param event Event name. Must include only alphanumeric characters, `-`, `/`, `:` and `_`.
-     * @param handler Event handler callback.
-     * @param options Event listening options.
-     * @returns A promise resolving to a function to unlisten to the event.
-     *
-     * @remarks Listeners bound to a window or webview are removed automatically when
-     * that window or webview is destroyed, so you do not need to unlisten just to
-     * avoid leaking across a window close. You should still call the returned
-     * function when the listener's own scope ends — for example on page navigation
-     * or when a component unmounts — otherwise the handler keeps running for the
-     * lifetime of the webview.
-     *
-     * @since 1.0.0
-     */
-    async function listen(event, handler, options) {
-        var _a;
-        const target = ((_a = void 0 ) !== null && _a !== void 0 ? _a : { kind: 'Any' });
-        return invoke('plugin:event|listen', {
-            event,
-            target,
-            handler: transformCallback(handler)
-        }).then((eventId) => {
-            return async () => _unlisten(event, eventId);
-        });
-    }
-    /**
-     * Listens once to an emitted event to any {@link EventTarget|target}.
-     *
-     * @example
-     * ```typescript
-     * import { once } from '@tauri-apps/api/event';
-     * interface LoadedPayload {
-     *   loggedIn: boolean,
-     *   token: string
-     * }
-     * const unlisten = await once<LoadedPayload>('loaded', (event) => {
-     *   console.log(`App is loaded, loggedIn: ${event.payload.loggedIn}, token: ${event.payload.token}`);
-     * });
-     *
-     * // call unlisten when your handler goes out of scope e.g. the component is unmounted
-     * unlisten();
-     * ```
-     *
-     * @param event Event name. Must include only alphanumeric characters, `-`, `/`, `:` and `_`.
-     * @param handler Event handler callback.
-     * @param options Event listening options.
-     * @returns A promise resolving to a function to unlisten to the event.
-     *
-     * @remarks The listener removes itself after the first event, and listeners bound
-     * to a window or webview are also removed automatically when that target is
-     * destroyed. Still call the returned function when the listener's own scope ends
-     * before the event arrives — for example on page navigation or component unmount.
-     *
-     * @since 1.0.0
-     */
-    async function once(event, handler, options) {
-        return listen(event, (eventData) => {
-            void _unlisten(event, eventData.id);
-            handler(eventData);
-        });
-    }
-    /**
-     * Emits an event to all {@link EventTarget|targets}.
-     *
-     * @example
-     * ```typescript
-     * import { emit } from '@tauri-apps/api/event';
-     * await emit('frontend-loaded', { loggedIn: true, token: 'authToken' });
-     * ```
-     *
-     * @param event Event name. Must include only alphanumeric characters, `-`, `/`, `:` and `_`.
-     * @param payload Event payload.
-     *
-     * @since 1.0.0
-     */
-    async function emit(event, payload) {
-        await invoke('plugin:event|emit', {
-            event,
-            payload
-        });
-    }
-    /**
-     * Emits an event to all {@link EventTarget|targets} matching the given target.
-     *
-     * @example
-     * ```typescript
-     * import { emitTo } from '@tauri-apps/api/event';
-     * await emitTo('main', 'frontend-loaded', { loggedIn: true, token: 'authToken' });
-     * ```
-     *
-     * @param target Label of the target Window/Webview/WebviewWindow or raw {@link EventTarget} object.
-     * @param event Event name. Must include only alphanumeric characters, `-`, `/`, `:` and `_`.
-     * @param payload Event payload.
-     *
-     * @since 2.0.0
-     */
-    async function emitTo(target, event, payload) {
-        const eventTarget = typeof target === 'string' ? { kind: 'AnyLabel', label: target } : target;
-        await invoke('plugin:event|emit_to', {
-            target: eventTarget,
-            event,
-            payload
-        });
-    }
-
     // Generated by tauri-specta from the plugin's commands and events. Do not edit:
     // run `cargo test --test plugin` with UPDATE_BINDINGS=1 to refresh.
     // This file has been generated by Tauri Specta. Do not edit this file manually.
@@ -503,7 +281,11 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
         getLocalJob: (id) => typedError(invoke("plugin:jobs|get_local_job", { id })),
         /**  Every local job on record. */
         listLocalJobs: () => typedError(invoke("plugin:jobs|list_local_jobs")),
-        /**  Syncs one target now (the user pressed Refresh). */
+        /**
+         *  Syncs one target now (the user pressed Refresh). A press while the target's run is
+         *  in flight joins it; one within the refresh floor (2 s by default) of the previous
+         *  press's outcome gets that outcome.
+         */
         syncNow: (target) => typedError(invoke("plugin:jobs|sync_now", { target })),
         /**
          *  Syncs one target if an automatic trigger may (not within `min_interval`, not while
@@ -511,16 +293,21 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
          *  (the page's `online` event) retries an offline target at once.
          */
         syncIfDue: (target, trigger) => typedError(invoke("plugin:jobs|sync_if_due", { target, trigger })),
-        /**  State and health of every registered sync target. */
+        /**  State and health of every registered sync target in the window's scope. */
         syncStatus: () => typedError(invoke("plugin:jobs|sync_status")),
         /**
          *  A hint from the webview's `online`/`offline` events. Coming online retries offline
-         *  targets (those in the window's scope) at once; the attempt itself is the real probe.
+         *  targets (those in the window's scope) at once, in one pass that later hints join;
+         *  the attempt itself is the real probe.
          */
         networkHint: (online) => typedError(invoke("plugin:jobs|network_hint", { online })),
-        /**  Every schedule with its next run. */
+        /**  Every schedule with its next run, of the kinds in the window's scope. */
         listSchedules: () => typedError(invoke("plugin:jobs|list_schedules")),
-        /**  Removes everything stored for an account and stops its syncs. */
+        /**
+         *  Removes everything stored for an account and stops its syncs. Both names are
+         *  checked as a target's parts are; every target the account could have must be in
+         *  the window's scope.
+         */
         disconnectAccount: (connector, account) => typedError(invoke("plugin:jobs|disconnect_account", { connector, account })),
         /**  Deletes finished durable jobs older than `olderThanMs`. */
         pruneJobs: (olderThanMs) => typedError(invoke("plugin:jobs|prune_jobs", { olderThanMs })),
@@ -536,11 +323,11 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
         pauseKind: (kind) => typedError(invoke("plugin:jobs|pause_kind", { kind })),
         /**  Resumes a paused job kind. */
         resumeKind: (kind) => typedError(invoke("plugin:jobs|resume_kind", { kind })),
-        /**  The job kinds paused now (in every process). */
+        /**  The job kinds paused now (in every process), of the kinds in the window's scope. */
         pausedKinds: () => typedError(invoke("plugin:jobs|paused_kinds")),
         /**
          *  Runs a schedule's job now, without moving its next run; returns the job (or the
-         *  one holding its dedupe key).
+         *  one holding its dedupe key). A schedule of a kind outside the scope is not found.
          */
         runScheduleNow: (name) => typedError(invoke("plugin:jobs|run_schedule_now", { name })),
         /**  Pauses a schedule: it does not run until resumed. */
@@ -548,7 +335,7 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
         /**  Resumes a paused schedule, from its first slot after now. */
         resumeSchedule: (name) => typedError(invoke("plugin:jobs|resume_schedule", { name })),
         /**
-         *  Enqueues a durable job on behalf of an external agent: as [`enqueue`], with the
+         *  Enqueues a durable job on behalf of an external agent: as `enqueue`, with the
          *  actor `agent`.
          */
         agentEnqueue: (kind, payload, options) => typedError(invoke("plugin:jobs|agent_enqueue", { kind, payload, options })),
@@ -563,10 +350,14 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
         agentComplete: (lease, result) => typedError(invoke("plugin:jobs|agent_complete", { lease, result })),
         /**  Records an agent's failed attempt. */
         agentFail: (lease, error, permanent) => typedError(invoke("plugin:jobs|agent_fail", { lease, error, permanent })),
-    };
-    /** Events */
-    const events = {
-        jobsEvent: makeEvent("plugin:jobs:jobs-event"),
+        /**
+         *  Sends the plugin's events that this window may read to `on_event`, until
+         *  `unsubscribe`, a new page in the webview, or the webview's end. Returns the
+         *  subscription's id.
+         */
+        subscribe: (onEvent) => typedError(invoke("plugin:jobs|subscribe", { onEvent })),
+        /**  Ends one of this webview's subscriptions. */
+        unsubscribe: (id) => typedError(invoke("plugin:jobs|unsubscribe", { id })),
     };
     /* Tauri Specta runtime */
     async function typedError(result) {
@@ -579,23 +370,6 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
             return { status: "error", error: e };
         }
     }
-    function makeEvent(name, serialize, deserialize) {
-        const mapEvent = (cb) => (event) => cb({ ...event, payload: event.payload });
-        const mapPayload = (payload) => payload;
-        const base = {
-            listen: (cb) => listen(name, mapEvent(cb)),
-            once: (cb) => once(name, mapEvent(cb)),
-            emit: ((payload) => emit(name, mapPayload(payload))),
-            emitTo: ((to, payload) => emitTo(to, name, mapPayload(payload)))
-        };
-        const fn = (target) => ({
-            listen: (cb) => target.listen(name, mapEvent(cb)),
-            once: (cb) => target.once(name, mapEvent(cb)),
-            emit: ((payload) => target.emit(name, mapPayload(payload))),
-            emitTo: ((to, payload) => target.emitTo(to, name, mapPayload(payload)))
-        });
-        return Object.assign(fn, base);
-    }
 
     /**
      * The webview side of tauri-plugin-jobs: thin async functions over the plugin's
@@ -603,8 +377,10 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
      * local job to its end (for a progress bar), and one that passes the browser's
      * `online`/`offline` events to the plugin.
      *
-     * The typed commands and events themselves are generated into `./bindings` by
-     * tauri-specta; everything here is built on them.
+     * The typed commands themselves are generated into `./bindings` by tauri-specta;
+     * everything here is built on them. Events arrive on a channel of the page's own
+     * (the `subscribe` command), which only the plugin writes to and which carries only
+     * what this window may read; every listener of a page shares one subscription.
      */
     /** A command failed; `code` is one of a closed set, `message` is for people. */
     class JobsError extends Error {
@@ -817,9 +593,50 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     async function agentFail(lease, error, permanent = false) {
         return unwrap(await commands.agentFail(lease, error, permanent));
     }
-    /** Every plugin event, with the count the webview stream has dropped so far. */
+    let subscription = null;
+    function subscribed() {
+        if (subscription !== null)
+            return subscription;
+        const handlers = new Set();
+        const channel = new Channel((message) => {
+            for (const handler of [...handlers])
+                handler(message.event, message.dropped);
+        });
+        const state = { handlers, id: commands.subscribe(channel).then(unwrap) };
+        subscription = state;
+        state.id.catch(() => {
+            if (subscription === state)
+                subscription = null;
+        });
+        return state;
+    }
+    /**
+     * Every plugin event this window may read (see the README's Permissions), with the
+     * count of state changes the page's stream has dropped so far. Resolves once the
+     * subscription is in place; rejects with a `JobsError` when the window may not
+     * subscribe.
+     */
     async function onJobsEvent(handler) {
-        return events.jobsEvent.listen((message) => handler(message.payload.event, message.payload.dropped));
+        const state = subscribed();
+        state.handlers.add(handler);
+        try {
+            await state.id;
+        }
+        catch (error) {
+            state.handlers.delete(handler);
+            throw error;
+        }
+        let listening = true;
+        return () => {
+            if (!listening)
+                return;
+            listening = false;
+            state.handlers.delete(handler);
+            if (state.handlers.size === 0 && subscription === state) {
+                subscription = null;
+                void state.id.then((id) => commands.unsubscribe(id)).catch(() => { });
+            }
+        };
     }
     /**
      * Calls `resync` whenever the plugin reports that it dropped state changes because
@@ -1015,7 +832,6 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     exports.disconnectAccount = disconnectAccount;
     exports.enqueue = enqueue;
     exports.enqueueAndWait = enqueueAndWait;
-    exports.events = events;
     exports.getJob = getJob;
     exports.getLocalJob = getLocalJob;
     exports.jobCounts = jobCounts;

@@ -24,21 +24,49 @@ import type { Job } from "./bindings";
 
 type Call = { cmd: string; args: unknown };
 
+/** The page's event subscription, as the mocked plugin holds it. */
+const subscribed: { channel: { id: number } | null; index: number; id: number } = { channel: null, index: 0, id: 0 };
+
+/** Answers `subscribe` and `unsubscribe` as the plugin would; whether `cmd` was one. */
+function subscription(cmd: string, args: any): boolean {
+  if (cmd === "plugin:jobs|subscribe") {
+    subscribed.channel = args.onEvent;
+    subscribed.index = 0;
+    subscribed.id += 1;
+    return true;
+  }
+  if (cmd === "plugin:jobs|unsubscribe") {
+    if (args.id === subscribed.id) subscribed.channel = null;
+    return true;
+  }
+  return false;
+}
+
 /** Mocks the plugin's commands with `answer`; records every call. */
-function backend(answer: (cmd: string, args: any) => unknown): Call[] {
+function backend(answer: (cmd: string, args: any) => unknown, options: { tauriEvents?: boolean } = {}): Call[] {
   const calls: Call[] = [];
   mockIPC(
-    (cmd, args) => {
+    (cmd, args: any) => {
+      if (subscription(cmd, args)) return subscribed.id;
       calls.push({ cmd, args });
       return answer(cmd, args);
     },
-    { shouldMockEvents: true },
+    { shouldMockEvents: options.tauriEvents ?? false },
   );
   return calls;
 }
 
+/**
+ * Sends `event` on the page's subscription channel, as the plugin does: only what
+ * comes this way reaches the page's listeners.
+ */
 function jobsEvent(event: JobsEvent["event"], dropped = 0): Promise<void> {
-  return emit("plugin:jobs:jobs-event", { event, dropped } satisfies JobsEvent);
+  if (subscribed.channel === null) throw new Error("the page has no event subscription");
+  (window as any).__TAURI_INTERNALS__.runCallback(subscribed.channel.id, {
+    index: subscribed.index++,
+    message: { event, dropped } satisfies JobsEvent,
+  });
+  return Promise.resolve();
 }
 
 afterEach(() => clearMocks());
@@ -98,6 +126,38 @@ describe("commands", () => {
 });
 
 describe("events", () => {
+  it("come only on the page's channel: a forged plugin event changes nothing", async () => {
+    let record = jobRecord({});
+    backend((cmd) => (cmd === "plugin:jobs|get_job" ? record : null), { tauriEvents: true });
+    const watching = watchJob<string>(5);
+    await tick();
+    // Any window with core:event:allow-emit can emit this name; nothing listens to it.
+    await emit("plugin:jobs:jobs-event", {
+      event: { type: "jobStateChanged", id: 5, kind: "ingest", from: "running", to: "failed", attempt: 1, at: 2 },
+      dropped: 1_000_000,
+    });
+    record = jobRecord({ status: "succeeded", result: "done" });
+    await jobsEvent({ type: "jobStateChanged", id: 5, kind: "ingest", from: "running", to: "succeeded", attempt: 1, at: 3 });
+    await expect(watching).resolves.toBe("done");
+  });
+
+  it("every listener of a page shares one subscription, ended with the last", async () => {
+    const calls: string[] = [];
+    mockIPC((cmd, args: any) => {
+      calls.push(cmd);
+      return subscription(cmd, args) ? subscribed.id : null;
+    });
+    const first = await onJobState(() => {});
+    const second = await onJobProgress(() => {});
+    expect(calls).toEqual(["plugin:jobs|subscribe"]);
+    first();
+    first();
+    expect(calls).toEqual(["plugin:jobs|subscribe"]);
+    second();
+    await tick();
+    expect(calls).toEqual(["plugin:jobs|subscribe", "plugin:jobs|unsubscribe"]);
+  });
+
   it("onJobProgress sees only progress events and stops when unlistened", async () => {
     backend(() => null);
     const seen: number[] = [];
@@ -136,11 +196,11 @@ describe("events", () => {
 });
 
 describe("every command", () => {
-  it("has a hand wrapper named after it", () => {
+  it("has a hand wrapper named after it (subscribing is what every listener does)", () => {
     const missing = Object.keys(api.commands).filter(
       (name) => typeof (api as Record<string, unknown>)[name] !== "function" || (api as Record<string, unknown>)[name] === (api.commands as Record<string, unknown>)[name],
     );
-    expect(missing).toEqual([]);
+    expect(missing).toEqual(["subscribe", "unsubscribe"]);
   });
 
   it("wrappers resolve with the data or throw a JobsError with its code", async () => {

@@ -4,15 +4,16 @@
  * local job to its end (for a progress bar), and one that passes the browser's
  * `online`/`offline` events to the plugin.
  *
- * The typed commands and events themselves are generated into `./bindings` by
- * tauri-specta; everything here is built on them.
+ * The typed commands themselves are generated into `./bindings` by tauri-specta;
+ * everything here is built on them. Events arrive on a channel of the page's own
+ * (the `subscribe` command), which only the plugin writes to and which carries only
+ * what this window may read; every listener of a page shares one subscription.
  */
 import { Channel } from "@tauri-apps/api/core";
 import type { UnlistenFn } from "@tauri-apps/api/event";
 
 import {
   commands,
-  events,
   type AgentClaimArgs,
   type AgentFinished,
   type ClaimedJob,
@@ -33,6 +34,7 @@ import {
   type Event,
   type JobRef,
   type JobStateChanged,
+  type JobsEvent,
   type Value,
   type LocalJob,
   type LocalJobChanged,
@@ -309,9 +311,51 @@ export async function agentFail(lease: Lease, error: string, permanent = false):
   return unwrap(await commands.agentFail(lease, error, permanent));
 }
 
-/** Every plugin event, with the count the webview stream has dropped so far. */
-export async function onJobsEvent(handler: (event: Event, dropped: number) => void): Promise<UnlistenFn> {
-  return events.jobsEvent.listen((message) => handler(message.payload.event, message.payload.dropped));
+type EventHandler = (event: Event, dropped: number) => void;
+
+/** The page's one subscription, shared by every listener while any is left. */
+type Subscription = { handlers: Set<EventHandler>; id: Promise<number> };
+let subscription: Subscription | null = null;
+
+function subscribed(): Subscription {
+  if (subscription !== null) return subscription;
+  const handlers = new Set<EventHandler>();
+  const channel = new Channel<JobsEvent>((message) => {
+    for (const handler of [...handlers]) handler(message.event, message.dropped);
+  });
+  const state: Subscription = { handlers, id: commands.subscribe(channel).then(unwrap) };
+  subscription = state;
+  state.id.catch(() => {
+    if (subscription === state) subscription = null;
+  });
+  return state;
+}
+
+/**
+ * Every plugin event this window may read (see the README's Permissions), with the
+ * count of state changes the page's stream has dropped so far. Resolves once the
+ * subscription is in place; rejects with a `JobsError` when the window may not
+ * subscribe.
+ */
+export async function onJobsEvent(handler: EventHandler): Promise<UnlistenFn> {
+  const state = subscribed();
+  state.handlers.add(handler);
+  try {
+    await state.id;
+  } catch (error) {
+    state.handlers.delete(handler);
+    throw error;
+  }
+  let listening = true;
+  return () => {
+    if (!listening) return;
+    listening = false;
+    state.handlers.delete(handler);
+    if (state.handlers.size === 0 && subscription === state) {
+      subscription = null;
+      void state.id.then((id) => commands.unsubscribe(id)).catch(() => {});
+    }
+  };
 }
 
 /**

@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
 
-import { emit } from "@tauri-apps/api/event";
 import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
 import { afterEach, describe, expect, it } from "vitest";
 
@@ -38,11 +37,30 @@ function job(id: number, fields: Partial<Job> = {}): Job {
   } as Job;
 }
 
+/** The page's event subscription, as the mocked plugin holds it. */
+const subscribed: { channel: { id: number } | null; index: number; id: number } = { channel: null, index: 0, id: 0 };
+
+/** Answers `subscribe` and `unsubscribe` as the plugin would; whether `cmd` was one. */
+function subscription(cmd: string, args: any): boolean {
+  if (cmd === "plugin:jobs|subscribe") {
+    subscribed.channel = args.onEvent;
+    subscribed.index = 0;
+    subscribed.id += 1;
+    return true;
+  }
+  if (cmd === "plugin:jobs|unsubscribe") {
+    if (args.id === subscribed.id) subscribed.channel = null;
+    return true;
+  }
+  return false;
+}
+
 /** A plugin with `jobs` in it; `admin` says whether the window may use admin commands. */
 function backend(jobs: Job[], admin: boolean): Call[] {
   const calls: Call[] = [];
   mockIPC(
     (cmd, args: any) => {
+      if (subscription(cmd, args)) return subscribed.id;
       calls.push({ cmd, args });
       switch (cmd) {
         case "plugin:jobs|retry_job":
@@ -80,7 +98,6 @@ function backend(jobs: Job[], admin: boolean): Call[] {
           return null;
       }
     },
-    { shouldMockEvents: true },
   );
   return calls;
 }
@@ -90,8 +107,17 @@ function lastList(calls: Call[]): Call {
   return lists[lists.length - 1];
 }
 
+/**
+ * Sends `event` on the page's subscription channel, as the plugin does: only what
+ * comes this way reaches the page's listeners.
+ */
 function jobsEvent(event: JobsEvent["event"], dropped = 0): Promise<void> {
-  return emit("plugin:jobs:jobs-event", { event, dropped } satisfies JobsEvent);
+  if (subscribed.channel === null) throw new Error("the page has no event subscription");
+  (window as any).__TAURI_INTERNALS__.runCallback(subscribed.channel.id, {
+    index: subscribed.index++,
+    message: { event, dropped } satisfies JobsEvent,
+  });
+  return Promise.resolve();
 }
 
 const until = async (check: () => boolean, what: string) => {
@@ -173,6 +199,41 @@ describe("inspector", () => {
     await until(() => root.querySelectorAll("#jobs tr").length === 2, "the new job");
     expect((root.querySelector('#jobs tr[data-id="1"]') as HTMLElement).dataset.status).toBe("running");
     inspector.destroy();
+  });
+
+  it("an id in an event never becomes a selector", async () => {
+    const jobs = [job(1), job(2)];
+    backend(jobs, false);
+    const host = document.createElement("div");
+    const inspector = mountInspector(host);
+    await inspector.ready;
+    const root = host.shadowRoot!;
+    const first = () => (root.querySelector('#jobs tr[data-id="1"] td') as HTMLElement).textContent;
+    const before = first();
+    // As a selector this would pick the first cell of job 1's row.
+    const id = '1"] td, tr[data-id="2' as unknown as number;
+    await jobsEvent({ type: "jobProgress", id, kind: "ingest", attempt: 1, done: 1, total: 2, percent: 50, at: 2 });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(first()).toBe(before);
+    inspector.destroy();
+  });
+
+  it("a short page of large payloads may have older jobs behind it", async () => {
+    const big = "x".repeat(3 << 20);
+    const jobs = [job(1), job(2, { payload: big })];
+    backend(jobs, false);
+    const host = document.createElement("div");
+    const inspector = mountInspector(host, { pageSize: 50 });
+    await inspector.ready;
+    const root = host.shadowRoot!;
+    expect((root.querySelector("#page-older") as HTMLButtonElement).disabled).toBe(false);
+    inspector.destroy();
+    const small = document.createElement("div");
+    backend([job(1), job(2)], false);
+    const other = mountInspector(small, { pageSize: 50 });
+    await other.ready;
+    expect((small.shadowRoot!.querySelector("#page-older") as HTMLButtonElement).disabled).toBe(true);
+    other.destroy();
   });
 
   it("pages older and newer by the last id", async () => {

@@ -36,6 +36,25 @@ import {
 } from "./index";
 
 /** The inspector's tabs. */
+/** The row of the job with `id`, found by comparing: data never becomes a selector. */
+function rowOf(tbody: Element, id: string | number): HTMLTableRowElement | undefined {
+  return Array.from(tbody.querySelectorAll("tr")).find((row) => row.dataset.id === String(id));
+}
+
+/** About the most bytes of payloads and results the plugin puts in one page. */
+const PAGE_BYTES = 4 << 20;
+
+/**
+ * Whether older jobs may follow a page: a full page, or one the plugin may have cut
+ * short at its byte budget (a page of large payloads ends early, with more behind it).
+ */
+function mayHaveMore(rows: Job[], pageSize: number): boolean {
+  if (rows.length === 0) return false;
+  if (rows.length >= pageSize) return true;
+  const bytes = rows.reduce((sum, job) => sum + JSON.stringify(job.payload ?? null).length + JSON.stringify(job.result ?? null).length, 0);
+  return bytes > PAGE_BYTES / 2;
+}
+
 export type InspectorView = "jobs" | "counts" | "schedules" | "sync" | "local";
 
 /** How to draw the inspector. */
@@ -413,9 +432,9 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
     if (rows.length === 0) {
       tbody.append(h("tr", {}, h("td", { colspan: 8, class: "muted" }, "No jobs match.")));
     }
-    if (focused) (tbody.querySelector(`tr[data-id="${focused}"] button`) as HTMLElement | null)?.focus();
+    if (focused) (rowOf(tbody, focused)?.querySelector("button") as HTMLElement | null)?.focus();
     newer.disabled = state.cursors.length <= 1;
-    older.disabled = rows.length < pageSize;
+    older.disabled = !mayHaveMore(rows, pageSize);
     pageLabel.textContent = `page ${state.cursors.length}`;
     if (state.selected !== null) await drawDetail(state.selected);
   }
@@ -671,7 +690,7 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
             break;
           }
           case "jobProgress": {
-            const cell = tbody.querySelector(`tr[data-id="${event.id}"] td.progress`);
+            const cell = rowOf(tbody, event.id)?.querySelector("td.progress");
             if (cell) cell.replaceChildren(progressCell(event));
             if (state.selected === event.id) soon("detail", 250, () => drawDetail(event.id));
             break;

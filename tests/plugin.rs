@@ -1,12 +1,13 @@
 //! The Tauri layer through a mock runtime: every command over IPC, bad arguments,
-//! denied permissions, events reaching the app, and the committed TypeScript
-//! bindings matching a fresh export.
+//! denied permissions, events reaching a subscribed window, and the committed
+//! TypeScript bindings matching a fresh export.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 use tauri::Listener;
+use tauri_plugin_jobs::plugin::Builder;
 use tauri_plugin_jobs::runner::{Handler, JobContext};
 use tauri_plugin_jobs::scheduler::ScheduleSpec;
 use tauri_plugin_jobs::sync::testing::FakeSource;
@@ -18,8 +19,18 @@ struct App {
     source: Arc<FakeSource>,
 }
 
-/// A mock app with the plugin; `granted` lists the commands the window may call.
+/// A mock app with the plugin; `granted` lists the commands the window may call, each
+/// reaching every kind, local kind and target.
 fn app(granted: &[&str]) -> App {
+    app_with(granted, |builder| builder)
+}
+
+/// Every kind, local kind and target: what an unscoped window of a trusted page has.
+fn everything() -> Value {
+    json!([{ "kind": "*" }, { "localKind": "*" }, { "target": "*" }])
+}
+
+fn app_with(granted: &[&str], more: impl FnOnce(Builder) -> Builder) -> App {
     let source = Arc::new(FakeSource::new());
     source.push(Ok(SyncResult::Updated(
         SyncReport::changed(4).with_etag("\"e1\""),
@@ -44,12 +55,17 @@ fn app(granted: &[&str]) -> App {
             }
             Ok(steps)
         });
-    let permissions: Vec<String> = granted
+    let permissions: Vec<Value> = granted
         .iter()
-        .map(|command| format!("jobs:allow-{}", command.replace('_', "-")))
+        .map(|command| {
+            json!({
+                "identifier": format!("jobs:allow-{}", command.replace('_', "-")),
+                "allow": everything(),
+            })
+        })
         .collect();
     App {
-        ui: MockApp::new(plugin, json!(permissions)),
+        ui: MockApp::new(more(plugin), json!(permissions)),
         source,
     }
 }
@@ -116,31 +132,21 @@ fn local_job_commands_work_over_ipc() {
             .unwrap(),
         json!(42)
     );
-    let (tx, ended) = std::sync::mpsc::channel();
-    app.ui
-        .app()
-        .listen_any("plugin:jobs:jobs-event", move |event| {
-            let _ = tx.send(event.payload().to_owned());
-        });
+    let events = app.ui.subscribe("main");
     let id = app
         .ui
         .invoke("spawn_local", json!({"kind": "export", "args": 10}))
         .unwrap();
     assert!(id.as_str().unwrap().starts_with("local-"));
     // Wait for its end the way the webview does: on the job event.
-    loop {
-        let text = ended
-            .recv_timeout(Duration::from_secs(10))
-            .expect("the export ended in time");
-        let payload: Value = serde_json::from_str(&text).unwrap();
-        let event = &payload["event"];
-        if event["type"] == json!("localJobChanged")
-            && event["id"] == id
-            && event["status"] != json!("running")
-        {
-            break;
-        }
-    }
+    events
+        .next_matching(|payload| {
+            let event = &payload["event"];
+            event["type"] == json!("localJobChanged")
+                && event["id"] == id
+                && event["status"] != json!("running")
+        })
+        .expect("the export ended in time");
     let record = app.ui.invoke("get_local_job", json!({"id": id})).unwrap();
     assert_eq!(record["status"], json!("succeeded"));
     assert_eq!(record["done"], json!(10));
@@ -150,14 +156,19 @@ fn local_job_commands_work_over_ipc() {
         "the record keeps what it returned"
     );
     // One call: the id at once, the job's events on its own channel.
+    let channel = app.ui.channel("main");
     let run = app
         .ui
         .invoke(
             "run_local",
-            json!({"kind": "double", "args": 4, "onEvent": "__CHANNEL__:1"}),
+            json!({"kind": "double", "args": 4, "onEvent": channel.arg()}),
         )
         .unwrap();
     assert!(run.as_str().unwrap().starts_with("local-"));
+    let finished = channel
+        .next_matching(|event| event["type"] == json!("finished"))
+        .expect("the job's end on its own channel");
+    assert_eq!(finished["result"], json!(8));
     assert!(!app
         .ui
         .invoke("list_local_jobs", json!({}))
@@ -309,29 +320,29 @@ fn a_command_outside_the_granted_set_is_refused() {
 }
 
 #[test]
-fn bus_events_reach_the_app_as_typed_tauri_events() {
+fn bus_events_reach_a_subscribed_window_and_no_tauri_event_carries_them() {
     let app = app(ALL);
-    let (tx, rx) = std::sync::mpsc::channel();
+    // What any script's `listen()` would hear, with the default target (Any).
+    let (tx, heard) = std::sync::mpsc::channel();
     app.ui
         .app()
         .listen_any("plugin:jobs:jobs-event", move |event| {
             let _ = tx.send(event.payload().to_owned());
         });
+    let events = app.ui.subscribe("main");
     app.ui
         .invoke("enqueue", json!({"kind": "echo", "payload": "evt"}))
         .unwrap();
     // Other events (the start-up sync's health) may come first.
-    loop {
-        let text = rx
-            .recv_timeout(Duration::from_secs(10))
-            .expect("a job event in time");
-        let payload: Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(payload["dropped"], json!(0));
-        if payload["event"]["type"] == json!("jobStateChanged") {
-            assert_eq!(payload["event"]["kind"], json!("echo"));
-            break;
-        }
-    }
+    let payload = events
+        .next_matching(|payload| payload["event"]["type"] == json!("jobStateChanged"))
+        .expect("a job event in time");
+    assert_eq!(payload["event"]["kind"], json!("echo"));
+    assert_eq!(payload["dropped"], json!(0));
+    assert!(
+        heard.try_recv().is_err(),
+        "the plugin emits no Tauri event any window could listen to"
+    );
 }
 
 #[test]
@@ -387,8 +398,10 @@ fn default_permissions_leave_out_data_removal_agents_and_admin() {
 
 #[test]
 fn build_rs_lists_exactly_the_registered_commands() {
+    // build.rs and the crate read one list.
     let build = include_str!("../build.rs");
-    let listed: Vec<&str> = build
+    assert!(build.contains(r#"include!("src/plugin/command_names.rs")"#));
+    let listed: Vec<&str> = include_str!("../src/plugin/command_names.rs")
         .lines()
         .filter_map(|line| line.trim().strip_prefix('"')?.strip_suffix("\","))
         .collect();
@@ -615,7 +628,7 @@ fn config_toml_schedules_reach_the_app() {
     );
     let ui = MockApp::with_config(
         plugin,
-        json!(["jobs:default"]),
+        json!([{ "identifier": "jobs:default", "allow": [{ "kind": "echo" }] }]),
         r#"
         [schedules.tidy]
         cron = "0 8 * * *"
@@ -675,7 +688,8 @@ fn agents_enqueue_over_ipc_as_the_agent_actor() {
 #[test]
 fn sync_if_due_over_ipc_names_its_trigger() {
     use tauri_plugin_jobs::sync::SyncError;
-    let app = app(ALL);
+    // Two Refresh presses in a row each run here: no floor between them.
+    let app = app_with(ALL, |builder| builder.refresh_floor(Duration::ZERO));
     // A first run takes the scripted answer; the next one finds the service gone.
     app.ui
         .invoke("sync_now", json!({"target": "demo/me/feed"}))
@@ -722,26 +736,14 @@ fn sync_if_due_over_ipc_names_its_trigger() {
 
 #[test]
 fn a_stalled_listener_still_receives_every_state_change_while_progress_floods() {
-    use std::sync::{Condvar, Mutex};
     use tauri_plugin_jobs::bus::{LocalJobChanged, LocalJobProgress};
     use tauri_plugin_jobs::clock::Timestamp;
     use tauri_plugin_jobs::local::{LocalJobId, LocalJobStatus};
 
     let app = app(ALL);
-    let stall = Arc::new((Mutex::new(true), Condvar::new()));
-    let (tx, rx) = std::sync::mpsc::channel();
-    let held = stall.clone();
-    app.ui
-        .app()
-        .listen_any("plugin:jobs:jobs-event", move |event| {
-            // The webview is frozen until the test lets it go.
-            let (stalled, wake) = &*held;
-            let mut stalled = stalled.lock().unwrap();
-            while *stalled {
-                stalled = wake.wait(stalled).unwrap();
-            }
-            let _ = tx.send(event.payload().to_owned());
-        });
+    let events = app.ui.subscribe("main");
+    // The webview is frozen until the test lets it go.
+    let frozen = app.ui.freeze("main");
     let bus = app.ui.jobs().bus().clone();
     let id: LocalJobId = "local-900".parse().unwrap();
     const CHANGES: u64 = 300;
@@ -764,19 +766,14 @@ fn a_stalled_listener_still_receives_every_state_change_while_progress_floods() 
             });
         }
     }
-    {
-        let (stalled, wake) = &*stall;
-        *stalled.lock().unwrap() = false;
-        wake.notify_all();
-    }
+    drop(frozen);
     let mut changes = 0;
     let mut last_progress = None;
     let mut dropped = 0;
     while changes < CHANGES || last_progress != Some(CHANGES * 100 - 1) {
-        let text = rx
-            .recv_timeout(Duration::from_secs(20))
-            .unwrap_or_else(|_| panic!("{changes} state changes arrived, then nothing"));
-        let payload: Value = serde_json::from_str(&text).unwrap();
+        let payload = events
+            .next_within(Duration::from_secs(20))
+            .unwrap_or_else(|| panic!("{changes} state changes arrived, then nothing"));
         dropped = payload["dropped"].as_u64().unwrap();
         let event = &payload["event"];
         if event["type"] == json!("localJobChanged") && event["id"] == json!("local-900") {

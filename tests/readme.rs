@@ -50,3 +50,18 @@ fn every_rust_block_of_the_readme_is_in_a_compiled_file() {
     }
     assert!(blocks >= 3, "found {blocks} rust blocks");
 }
+
+#[test]
+fn the_install_capability_is_the_one_ci_builds_the_quick_start_with() {
+    let readme = read("README.md");
+    let at = readme
+        .find("src-tauri/capabilities/default.json")
+        .expect("the Install section shows the capability");
+    let block = &readme[at..];
+    let start = block.find("```json\n").expect("a json block") + "```json\n".len();
+    let end = start + block[start..].find("```").expect("a closed block");
+    let shown: serde_json::Value = serde_json::from_str(&block[start..end]).unwrap();
+    let built: serde_json::Value =
+        serde_json::from_str(&read("ci/consumer/capabilities/default.json")).unwrap();
+    assert_eq!(shown, built);
+}

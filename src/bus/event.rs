@@ -149,6 +149,8 @@ pub struct KindPaused {
 pub struct ScheduleChanged {
     /// The schedule's name.
     pub name: String,
+    /// The job kind it enqueues, so listeners (and scopes) can filter by it.
+    pub kind: String,
     /// When it changed.
     pub at: Timestamp,
 }

@@ -68,12 +68,6 @@ impl LocalKinds {
         );
     }
 
-    /// Starts a job of the registered `kind` with `args`; its id at once. Its record
-    /// keeps what it returns.
-    pub(crate) fn spawn(&self, jobs: &LocalJobs, kind: String, args: Value) -> Result<LocalJobId> {
-        self.run(jobs, kind, args, None).map(|(id, _)| id)
-    }
-
     /// Starts a job of the registered `kind` with `args`; its id, and what its body
     /// returns.
     pub(crate) fn spawn_awaitable(

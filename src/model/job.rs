@@ -377,7 +377,9 @@ pub struct JobFilter {
     pub actor: Option<Actor>,
     /// Only jobs older than this one: pass the last id of the previous page.
     pub before: Option<JobId>,
-    /// Page size; 50 by default, at most 1000.
+    /// Page size; 50 by default, at most 1000. A page also ends early (after at least
+    /// one job) once its payloads and results pass about 4 MiB: a short page is not
+    /// the end of the list, an empty one is.
     pub limit: Option<u32>,
 }
 

@@ -44,6 +44,9 @@ pub enum ErrorCode {
     Cancelled,
     /// Outside the window's scope: the message names the kind or target.
     Forbidden,
+    /// A limit on what one window may hold or start at once was reached; the message
+    /// names it.
+    LimitReached,
 }
 
 impl ErrorCode {
@@ -68,6 +71,7 @@ impl ErrorCode {
             ErrorCode::JobFailed => "jobFailed",
             ErrorCode::Cancelled => "cancelled",
             ErrorCode::Forbidden => "forbidden",
+            ErrorCode::LimitReached => "limitReached",
         }
     }
 }

@@ -1,246 +1,296 @@
-//! Bus events forwarded to the webview as one typed Tauri event.
+//! Bus events for the webview: each window hears, on a [`Channel`] of its own, only
+//! what it may read.
 //!
-//! A bus handler (which never misses an event) feeds an outbox, and a task empties
-//! the outbox into the webview. A frozen webview never blocks the backend, and what
-//! matters is never evicted by what does not:
+//! A page subscribes with the `subscribe` command and a channel; from then on the
+//! events that window may see reach that channel, and nothing else does. Which events
+//! a window hears follows the scopes of the commands that read the same state (a
+//! window hears what it could have read):
 //!
-//! - state changes (jobs, local jobs, health, everything but progress) are kept, in
-//!   order, up to [`WEBVIEW_STREAM_CAPACITY`] waiting at once; past that the oldest is
-//!   dropped and counted in [`JobsEvent::dropped`], and the page should reload what it
-//!   shows;
-//! - progress is coalesced: only the latest report of each job, local job and sync
-//!   target waits, however many came, so a flood of progress costs no memory and
-//!   evicts nothing. Coalesced reports are not counted as dropped.
+//! | events | heard when the window may read it through |
+//! | --- | --- |
+//! | `jobStateChanged`, `jobProgress`, `jobDeleted` | `get_job`, by the job's kind |
+//! | `kindPaused` | `paused_kinds`, by the kind |
+//! | `scheduleChanged` | `list_schedules`, by the schedule's job kind |
+//! | `localJobChanged`, `localJobProgress` | `get_local_job`, by the local kind |
+//! | `syncProgress`, `syncFinished`, `pluginHealth` | `sync_status`, by the target (the component) |
+//! | message events, `readStateChanged` | `sync_status`, every target of the account |
 //!
-//! Events reach the webview in the order they were published, a coalesced progress
-//! report at the place of its latest version.
+//! A window without the read command hears none of its events. Why a channel and not
+//! a Tauri event: any script may `listen()` to any event name, and with the default
+//! target (Any) it hears events sent to another window too, so `emit_to` alone keeps
+//! nothing apart; and any window with `core:event:allow-emit` can emit a plugin's
+//! event name, so what a page hears on an event could be forged. A channel belongs to
+//! the webview that made it: no other window can listen to it or write into it.
+//!
+//! Each subscription has its own [`Outbox`]: bounded, coalescing progress, counting
+//! what it dropped. A subscription ends when the page unsubscribes, when the webview
+//! loads a new page or goes away, or when its channel can no longer be written.
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, RwLock};
 
 use serde::Serialize;
-use tauri::{AppHandle, Emitter, Runtime};
-use tokio::sync::Notify;
+use tauri::ipc::Channel;
+use tokio_util::sync::CancellationToken;
 
+use super::error::{CommandError, ErrorCode};
+use super::outbox::Outbox;
+use super::scope::{ReadScopes, Scope};
 use crate::bus::{Event, EventBus};
-use crate::locks::lock;
-use crate::model::{JobId, LocalJobId};
+use crate::model::Patterns;
 
-/// The Tauri event every bus event reaches the webview as (what tauri-specta names
-/// [`JobsEvent`] for a plugin called `jobs`).
-pub const JOBS_EVENT: &str = "plugin:jobs:jobs-event";
-
-/// How many state changes may wait for the webview before the oldest is dropped.
+/// How many state changes may wait for one subscription before the oldest is dropped.
 pub const WEBVIEW_STREAM_CAPACITY: usize = 8192;
 
-/// One bus event for the webview, emitted as `plugin:jobs:jobs-event`.
+/// How many subscriptions one webview may hold at once. The webview API shares one per
+/// page, so a page needs one; the bound keeps a page that loops from growing the
+/// backend.
+pub const MAX_SUBSCRIPTIONS_PER_WEBVIEW: usize = 16;
+
+/// One bus event for the webview, as a subscription's channel carries it.
 ///
 /// Ids and times are JavaScript numbers: durable job ids count up from 1 and
 /// timestamps are milliseconds since the epoch, both far below 2^53. Process-local
 /// job ids are strings such as `"local-7"`.
 #[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type, tauri_specta::Event))]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 pub struct JobsEvent {
     /// What happened.
     pub event: Event,
-    /// State changes this stream has dropped so far because the webview fell behind
-    /// (progress reports replaced by newer ones are not counted). When it grows,
-    /// reload what the page shows.
+    /// State changes this subscription has dropped so far because the webview fell
+    /// behind (progress reports replaced by newer ones are not counted). When it
+    /// grows, reload what the page shows.
     pub dropped: u64,
 }
 
-/// Whose progress a report is: only the latest per key waits.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum ProgressOf {
-    Job(JobId),
-    Local(LocalJobId),
-    Sync(String),
+/// What one window hears, from the scopes of the commands that read the same state;
+/// a command the window may not call reaches nothing.
+#[derive(Debug, Clone)]
+pub(crate) struct Hearing {
+    jobs: Patterns,
+    local: Patterns,
+    sync: Patterns,
+    paused: Patterns,
+    schedules: Patterns,
 }
 
-fn progress_of(event: &Event) -> Option<ProgressOf> {
-    match event {
-        Event::JobProgress(progress) => Some(ProgressOf::Job(progress.id)),
-        Event::LocalJobProgress(progress) => Some(ProgressOf::Local(progress.id)),
-        Event::SyncProgress(progress) => Some(ProgressOf::Sync(progress.target.clone())),
-        _ => None,
-    }
-}
-
-/// What waits for the webview. Each event carries the sequence number of its
-/// publication, so the two kinds merge back into publication order.
-#[derive(Default)]
-struct Pending {
-    next: u64,
-    changes: VecDeque<(u64, Event)>,
-    progress: HashMap<ProgressOf, (u64, Event)>,
-    dropped: u64,
-}
-
-/// The bounded, coalescing queue between the bus and the webview.
-#[derive(Default)]
-pub(crate) struct Outbox {
-    // Mutex: pushed on the publishing thread, drained by the forwarding task; held
-    // only to move events in or out.
-    pending: Mutex<Pending>,
-    ready: Notify,
-    capacity: usize,
-}
-
-impl Outbox {
-    pub(crate) fn new(capacity: usize) -> Self {
-        Outbox {
-            capacity: capacity.max(1),
-            ..Outbox::default()
-        }
-    }
-
-    pub(crate) fn push(&self, event: Event) {
-        {
-            let mut pending = lock(&self.pending);
-            let seq = pending.next;
-            pending.next += 1;
-            match progress_of(&event) {
-                Some(key) => {
-                    pending.progress.insert(key, (seq, event));
-                }
-                None => {
-                    if pending.changes.len() >= self.capacity {
-                        pending.changes.pop_front();
-                        pending.dropped += 1;
-                    }
-                    pending.changes.push_back((seq, event));
-                }
-            }
-        }
-        self.ready.notify_one();
-    }
-
-    /// Everything waiting, in publication order, and the dropped count so far.
-    pub(crate) fn take(&self) -> (Vec<Event>, u64) {
-        let (changes, progress, dropped) = {
-            let mut pending = lock(&self.pending);
-            (
-                std::mem::take(&mut pending.changes),
-                std::mem::take(&mut pending.progress),
-                pending.dropped,
-            )
+impl Hearing {
+    pub(crate) fn of(reads: &ReadScopes) -> Self {
+        let pick = |scope: &Option<Scope>, dimension: fn(&Scope) -> &Patterns| {
+            scope
+                .as_ref()
+                .map_or_else(Patterns::closed, |scope| dimension(scope).clone())
         };
-        let mut events: Vec<(u64, Event)> = changes.into_iter().collect();
-        events.extend(progress.into_values());
-        events.sort_unstable_by_key(|(seq, _)| *seq);
-        (
-            events.into_iter().map(|(_, event)| event).collect(),
-            dropped,
-        )
+        Hearing {
+            jobs: pick(&reads.jobs, Scope::kinds),
+            local: pick(&reads.local_jobs, Scope::local_kinds),
+            sync: pick(&reads.sync, Scope::targets),
+            paused: pick(&reads.paused, Scope::kinds),
+            schedules: pick(&reads.schedules, Scope::kinds),
+        }
     }
 
-    /// Waits until something was pushed since the last wait.
-    pub(crate) async fn ready(&self) {
-        self.ready.notified().await;
+    /// Whether the window may hear `event`. An event this build does not know of is
+    /// not heard: what is not listed here is not sent.
+    pub(crate) fn hears(&self, event: &Event) -> bool {
+        match event {
+            Event::JobStateChanged(e) => self.jobs.allows(&e.kind),
+            Event::JobProgress(e) => self.jobs.allows(&e.kind),
+            Event::JobDeleted(e) => self.jobs.allows(&e.kind),
+            Event::KindPaused(e) => self.paused.allows(&e.kind),
+            Event::ScheduleChanged(e) => self.schedules.allows(&e.kind),
+            Event::SyncProgress(e) => self.sync.allows(&e.target),
+            Event::SyncFinished(e) => self.sync.allows(&e.target),
+            Event::PluginHealth(e) => self.sync.allows(&e.component),
+            Event::MessageStored(e)
+            | Event::MessageParsed(e)
+            | Event::MessageIndexed(e)
+            | Event::MessageEmbedded(e)
+            | Event::MessageEnriched(e) => self.account(&e.account),
+            Event::ReadStateChanged(e) => self.account(&e.account),
+            Event::LocalJobChanged(e) => self.local.allows(&e.kind),
+            Event::LocalJobProgress(e) => self.local.allows(&e.kind),
+        }
+    }
+
+    /// An account (`connector/account`) is heard when every target of it is.
+    fn account(&self, account: &str) -> bool {
+        self.sync.allows_every_name_under(&format!("{account}/"))
     }
 }
 
-/// Forwards bus events to the webview for as long as the app runs.
-pub(crate) fn forward<R: Runtime>(app: AppHandle<R>, bus: &EventBus) {
-    let outbox = Arc::new(Outbox::new(WEBVIEW_STREAM_CAPACITY));
-    let feed = outbox.clone();
-    bus.add_handler("webview", move |event| {
-        feed.push(event.clone());
-        Ok(())
-    });
-    tauri::async_runtime::spawn(async move {
-        loop {
-            outbox.ready().await;
-            let (events, dropped) = outbox.take();
-            for event in events {
-                if let Err(error) = app.emit(JOBS_EVENT, JobsEvent { event, dropped }) {
-                    tracing::debug!(%error, "could not emit a jobs event");
+struct Subscription {
+    webview: String,
+    hearing: Hearing,
+    outbox: Arc<Outbox>,
+    stop: CancellationToken,
+}
+
+#[derive(Default)]
+struct Inner {
+    // RwLock: read on every published event (on the publishing thread), written only
+    // when a page subscribes or leaves.
+    subscriptions: RwLock<HashMap<u32, Subscription>>,
+    // Relaxed: ids only have to be distinct.
+    next: AtomicU32,
+}
+
+/// Every webview subscription, fed by one bus handler. Cheap to clone.
+#[derive(Clone, Default)]
+pub(crate) struct Subscriptions {
+    inner: Arc<Inner>,
+}
+
+impl Subscriptions {
+    /// Feeds every subscription from `bus`, each only what its window hears.
+    pub(crate) fn attach(&self, bus: &EventBus) {
+        let inner = self.inner.clone();
+        bus.add_handler("webview", move |event| {
+            let subscriptions = inner
+                .subscriptions
+                .read()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            for subscription in subscriptions.values() {
+                if subscription.hearing.hears(event) {
+                    subscription.outbox.push(event.clone());
                 }
             }
+            Ok(())
+        });
+    }
+
+    /// Starts sending what `reads` may hear to `channel`; returns the subscription's
+    /// id, for `unsubscribe`.
+    pub(crate) fn subscribe(
+        &self,
+        reads: &ReadScopes,
+        channel: Channel<JobsEvent>,
+    ) -> Result<u32, CommandError> {
+        let outbox = Arc::new(Outbox::new(WEBVIEW_STREAM_CAPACITY));
+        let stop = CancellationToken::new();
+        let id = self.inner.next.fetch_add(1, Ordering::Relaxed);
+        {
+            let mut subscriptions = self.write();
+            let held = subscriptions
+                .values()
+                .filter(|s| s.webview == reads.webview)
+                .count();
+            if held >= MAX_SUBSCRIPTIONS_PER_WEBVIEW {
+                return Err(CommandError::new(
+                    ErrorCode::LimitReached,
+                    format!(
+                        "this webview holds {held} event subscriptions, the most it may \
+                         (unsubscribe one first)"
+                    ),
+                ));
+            }
+            subscriptions.insert(
+                id,
+                Subscription {
+                    webview: reads.webview.clone(),
+                    hearing: Hearing::of(reads),
+                    outbox: outbox.clone(),
+                    stop: stop.clone(),
+                },
+            );
         }
-    });
+        let this = self.clone();
+        tauri::async_runtime::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = stop.cancelled() => return,
+                    () = outbox.ready() => {}
+                }
+                let (events, dropped) = outbox.take();
+                for event in events {
+                    if let Err(error) = channel.send(JobsEvent { event, dropped }) {
+                        // The webview is gone: nothing will read this channel again.
+                        tracing::debug!(%error, "a webview's event channel is closed");
+                        this.remove(|key, _| *key == id);
+                        return;
+                    }
+                }
+            }
+        });
+        Ok(id)
+    }
+
+    /// Ends a subscription of `webview`; whether it had one with that id.
+    pub(crate) fn unsubscribe(&self, webview: &str, id: u32) -> bool {
+        self.remove(|key, subscription| *key == id && subscription.webview == webview) > 0
+    }
+
+    /// Ends every subscription of `webview` (it loads a new page, or it is gone).
+    pub(crate) fn forget_webview(&self, webview: &str) {
+        self.remove(|_, subscription| subscription.webview == webview);
+    }
+
+    fn remove(&self, which: impl Fn(&u32, &Subscription) -> bool) -> usize {
+        let mut subscriptions = self.write();
+        let before = subscriptions.len();
+        subscriptions.retain(|key, subscription| {
+            let gone = which(key, subscription);
+            if gone {
+                subscription.stop.cancel();
+            }
+            !gone
+        });
+        before - subscriptions.len()
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, HashMap<u32, Subscription>> {
+        self.inner
+            .subscriptions
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::{JobProgress, JobStateChanged, LocalJobProgress};
-    use crate::model::{JobId, JobStatus, Timestamp};
+    use crate::bus::{JobStateChanged, MessageEvent, PluginHealth, ScheduleChanged};
+    use crate::model::{Health, JobId, JobStatus, Timestamp};
 
-    fn change(id: i64) -> Event {
-        Event::JobStateChanged(JobStateChanged {
-            id: JobId::from_raw(id),
+    #[test]
+    fn a_window_without_the_read_command_hears_nothing_of_it() {
+        let reads = ReadScopes {
+            webview: "w".into(),
+            jobs: None,
+            local_jobs: None,
+            sync: Some(Scope::open()),
+            paused: None,
+            schedules: None,
+        };
+        let hearing = Hearing::of(&reads);
+        let job = Event::JobStateChanged(JobStateChanged {
+            id: JobId::from_raw(1),
             kind: "k".into(),
             from: None,
             to: JobStatus::Queued,
             attempt: 0,
             at: Timestamp::EPOCH,
-        })
-    }
-
-    fn progress(done: u64) -> Event {
-        Event::LocalJobProgress(LocalJobProgress {
-            id: LocalJobId(1),
-            kind: "export".into(),
-            done,
-            total: Some(100),
-            percent: Some(done as u8),
+        });
+        assert!(!hearing.hears(&job));
+        let schedule = Event::ScheduleChanged(ScheduleChanged {
+            name: "s".into(),
+            kind: "k".into(),
             at: Timestamp::EPOCH,
-        })
-    }
-
-    #[test]
-    fn progress_is_coalesced_in_place_and_changes_keep_their_order() {
-        let outbox = Outbox::new(16);
-        outbox.push(change(1));
-        for done in 0..50 {
-            outbox.push(progress(done));
-        }
-        outbox.push(change(2));
-        outbox.push(progress(99));
-        let (events, dropped) = outbox.take();
-        assert_eq!(events, vec![change(1), change(2), progress(99)]);
-        assert_eq!(dropped, 0);
-    }
-
-    fn durable_progress(id: i64, done: u64) -> Event {
-        Event::JobProgress(JobProgress {
-            id: JobId::from_raw(id),
-            kind: "ingest".into(),
-            attempt: 1,
-            done,
-            total: Some(100),
-            percent: Some(done as u8),
+        });
+        assert!(!hearing.hears(&schedule));
+        let health = Event::PluginHealth(PluginHealth {
+            component: "a/b/c".into(),
+            health: Health::healthy(),
             at: Timestamp::EPOCH,
-        })
-    }
-
-    #[test]
-    fn durable_progress_is_coalesced_per_job() {
-        let outbox = Outbox::new(16);
-        for done in 0..50 {
-            outbox.push(durable_progress(1, done));
-            outbox.push(durable_progress(2, done));
-        }
-        outbox.push(durable_progress(1, 80));
-        let (events, dropped) = outbox.take();
-        // The latest report of each job, in the order they were published.
-        assert_eq!(
-            events,
-            vec![durable_progress(2, 49), durable_progress(1, 80)]
-        );
-        assert_eq!(dropped, 0);
-    }
-
-    #[test]
-    fn a_flood_of_changes_drops_the_oldest_and_counts() {
-        let outbox = Outbox::new(4);
-        for id in 0..10 {
-            outbox.push(change(id));
-        }
-        let (events, dropped) = outbox.take();
-        assert_eq!(events, (6..10).map(change).collect::<Vec<_>>());
-        assert_eq!(dropped, 6);
+        });
+        assert!(hearing.hears(&health), "sync_status reaches every target");
+        let message = Event::MessageStored(MessageEvent {
+            account: "a/b".into(),
+            message_id: "m".into(),
+            at: Timestamp::EPOCH,
+        });
+        assert!(hearing.hears(&message));
     }
 }

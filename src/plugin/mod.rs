@@ -10,7 +10,9 @@
 pub mod commands;
 mod error;
 mod events;
+mod limits;
 pub mod models;
+mod outbox;
 mod scope;
 mod triggers;
 
@@ -22,12 +24,14 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use tauri::plugin::TauriPlugin;
+use tauri::webview::PageLoadEvent;
 use tauri::{Manager, RunEvent, Runtime, State, WindowEvent};
 use tokio_util::sync::CancellationToken;
 
 pub use error::{CommandError, ErrorCode};
-pub use events::{JobsEvent, JOBS_EVENT, WEBVIEW_STREAM_CAPACITY};
-pub use scope::{Scope, ScopeEntry};
+pub use events::{JobsEvent, MAX_SUBSCRIPTIONS_PER_WEBVIEW, WEBVIEW_STREAM_CAPACITY};
+pub use limits::{LOCAL_JOBS_PER_WINDOW, REFRESH_FLOOR};
+pub use scope::{CallingWebview, ReadScopes, ReadableKinds, Scope, ScopeEntry};
 
 use crate::bus::EventBus;
 use crate::config::Config;
@@ -41,75 +45,46 @@ use crate::sync::{NetworkWatch, SyncEngine, SyncPolicy, SyncSource, SyncTarget, 
 /// The plugin's name: commands are `plugin:jobs|<command>`.
 pub const PLUGIN_NAME: &str = "jobs";
 
-/// Every IPC command, as build.rs lists them for permissions.
-pub const COMMANDS: &[&str] = &[
-    "enqueue",
-    "get_job",
-    "list_jobs",
-    "job_counts",
-    "cancel",
-    "spawn_local",
-    "spawn_awaitable",
-    "run_local",
-    "get_local_job",
-    "list_local_jobs",
-    "sync_now",
-    "sync_if_due",
-    "sync_status",
-    "network_hint",
-    "list_schedules",
-    "disconnect_account",
-    "prune_jobs",
-    "retry_job",
-    "delete_job",
-    "pause_kind",
-    "resume_kind",
-    "paused_kinds",
-    "run_schedule_now",
-    "pause_schedule",
-    "resume_schedule",
-    "agent_enqueue",
-    "agent_claim",
-    "agent_heartbeat",
-    "agent_complete",
-    "agent_fail",
-];
+/// Every IPC command, as build.rs lists them for permissions (one file for both).
+pub const COMMANDS: &[&str] = &include!("command_names.rs");
 
 /// Calls the macro given by its path with every command: the invoke handler and the
 /// typed bindings take the one list.
 macro_rules! every_command {
     ($($macro:tt)+) => {
         $($macro)+![
-            commands::enqueue,
-            commands::get_job,
-            commands::list_jobs,
-            commands::job_counts,
-            commands::cancel,
-            commands::spawn_local,
-            commands::spawn_awaitable,
-            commands::run_local,
-            commands::get_local_job,
-            commands::list_local_jobs,
-            commands::sync_now,
-            commands::sync_if_due,
-            commands::sync_status,
-            commands::network_hint,
-            commands::list_schedules,
-            commands::disconnect_account,
-            commands::prune_jobs,
-            commands::retry_job,
-            commands::delete_job,
-            commands::pause_kind,
-            commands::resume_kind,
-            commands::paused_kinds,
-            commands::run_schedule_now,
-            commands::pause_schedule,
-            commands::resume_schedule,
-            commands::agent_enqueue,
-            commands::agent_claim,
-            commands::agent_heartbeat,
-            commands::agent_complete,
-            commands::agent_fail,
+            commands::durable::enqueue,
+            commands::durable::get_job,
+            commands::durable::list_jobs,
+            commands::durable::job_counts,
+            commands::durable::cancel,
+            commands::local::spawn_local,
+            commands::local::spawn_awaitable,
+            commands::local::run_local,
+            commands::local::get_local_job,
+            commands::local::list_local_jobs,
+            commands::sync::sync_now,
+            commands::sync::sync_if_due,
+            commands::sync::sync_status,
+            commands::sync::network_hint,
+            commands::schedules::list_schedules,
+            commands::sync::disconnect_account,
+            commands::durable::prune_jobs,
+            commands::admin::retry_job,
+            commands::admin::delete_job,
+            commands::admin::pause_kind,
+            commands::admin::resume_kind,
+            commands::schedules::paused_kinds,
+            commands::schedules::run_schedule_now,
+            commands::schedules::pause_schedule,
+            commands::schedules::resume_schedule,
+            commands::agents::agent_enqueue,
+            commands::agents::agent_claim,
+            commands::agents::agent_heartbeat,
+            commands::agents::agent_complete,
+            commands::agents::agent_fail,
+            commands::events::subscribe,
+            commands::events::unsubscribe,
         ]
     };
 }
@@ -132,7 +107,9 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
         // One TypeScript type per Rust type: what the webview sends and receives.
         .disable_serde_phases()
         .commands(every_command!(tauri_specta::collect_commands))
-        .events(tauri_specta::collect_events![JobsEvent])
+        // Events reach a page on the channel it subscribes with (see `subscribe`),
+        // never as a Tauri event any window could listen to or emit.
+        .typ::<JobsEvent>()
 }
 
 /// Everything the plugin runs, managed as Tauri state. Reach it with
@@ -145,6 +122,10 @@ pub struct Jobs {
     pub(crate) local: LocalJobs,
     pub(crate) bus: EventBus,
     pub(crate) local_kinds: LocalKinds,
+    pub(crate) subscriptions: events::Subscriptions,
+    pub(crate) local_slots: limits::LocalSlots,
+    pub(crate) network_pass: limits::NetworkPass,
+    pub(crate) refresh_floor: Duration,
     grace: Duration,
     stop: CancellationToken,
     // Mutex: set once at start, taken at shutdown.
@@ -251,6 +232,8 @@ pub struct Builder {
     config: Option<PathBuf>,
     grace: Option<Duration>,
     ignore_network: bool,
+    local_jobs_per_window: Option<usize>,
+    refresh_floor: Option<Duration>,
 }
 
 impl Builder {
@@ -315,6 +298,22 @@ impl Builder {
         self
     }
 
+    /// How many local jobs of one kind one window may have running at once (jobs it
+    /// started through `spawn_local`, `spawn_awaitable` or `run_local`);
+    /// [`LOCAL_JOBS_PER_WINDOW`] by default. More is refused with `limitReached`.
+    pub fn local_jobs_per_window(mut self, limit: usize) -> Self {
+        self.local_jobs_per_window = Some(limit);
+        self
+    }
+
+    /// How close to the end of a target's last run a Refresh (`sync_now` from the
+    /// webview) gets that run's outcome instead of a new run; [`REFRESH_FLOOR`] by
+    /// default, zero for none.
+    pub fn refresh_floor(mut self, floor: Duration) -> Self {
+        self.refresh_floor = Some(floor);
+        self
+    }
+
     /// Where `raw.db` lives; the app's data directory by default.
     pub fn database(mut self, path: impl Into<PathBuf>) -> Self {
         self.database = Some(path.into());
@@ -350,12 +349,30 @@ impl Builder {
             .setup(move |app, _api| {
                 let builder = setup.take().ok_or("the jobs plugin was set up twice")?;
                 let jobs = builder.start(app)?;
-                events::forward(app.clone(), &jobs.bus);
+                jobs.subscriptions.attach(&jobs.bus);
                 triggers::watch_wake(jobs.sync.clone(), jobs.stop.clone());
                 app.manage(jobs);
                 Ok(())
             })
+            .on_page_load(|webview, payload| {
+                // A new page starts with no subscriptions: the old page's channels
+                // have nobody left to read them.
+                if payload.event() == PageLoadEvent::Started {
+                    if let Some(jobs) = webview.try_state::<Jobs>() {
+                        jobs.subscriptions.forget_webview(webview.label());
+                    }
+                }
+            })
             .on_event(|app, event| match event {
+                RunEvent::WindowEvent {
+                    label,
+                    event: WindowEvent::Destroyed,
+                    ..
+                } => {
+                    if let Some(jobs) = app.try_state::<Jobs>() {
+                        jobs.subscriptions.forget_webview(label);
+                    }
+                }
                 RunEvent::WindowEvent {
                     event: WindowEvent::Focused(true),
                     ..
@@ -418,6 +435,12 @@ impl Builder {
             local,
             bus,
             local_kinds: self.local_kinds,
+            subscriptions: events::Subscriptions::default(),
+            local_slots: limits::LocalSlots::new(
+                self.local_jobs_per_window.unwrap_or(LOCAL_JOBS_PER_WINDOW),
+            ),
+            network_pass: limits::NetworkPass::default(),
+            refresh_floor: self.refresh_floor.unwrap_or(REFRESH_FLOOR),
             grace: self.grace.unwrap_or(Duration::from_secs(5)),
             stop: CancellationToken::new(),
             network: Mutex::new(None),

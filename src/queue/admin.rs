@@ -7,7 +7,7 @@ use super::Queue;
 use crate::bus::JobDeleted;
 use crate::db::Notice;
 use crate::error::{Error, Result};
-use crate::model::{JobId, JobStatus};
+use crate::model::{JobId, JobStatus, Patterns};
 use crate::store::jobs::{self, Change, RetryFound};
 
 /// What [`Queue::retry_now`] did.
@@ -31,9 +31,20 @@ impl Queue {
     /// running, succeeded or cancelled job is refused (cancel is final), naming its
     /// status. Publishes the state change; wakes runners in this process.
     pub fn retry_now(&self, id: JobId) -> Result<RetryOutcome> {
+        self.retry_now_within(id, None)
+    }
+
+    /// [`retry_now`](Queue::retry_now) for a caller that may only touch the kinds
+    /// `reach` allows: checked in the same transaction, a job of another kind is
+    /// [`Error::JobNotFound`].
+    pub(crate) fn retry_now_within(
+        &self,
+        id: JobId,
+        reach: Option<&Patterns>,
+    ) -> Result<RetryOutcome> {
         let db = self.db();
         let now = db.now();
-        let found = db.store().write(|tx| jobs::retry(tx, id, now));
+        let found = db.store().write(|tx| jobs::retry(tx, id, now, reach));
         let found = match found {
             Err(Error::Sqlite(error))
                 if error.sqlite_error_code() == Some(ErrorCode::ConstraintViolation) =>
@@ -79,9 +90,19 @@ impl Queue {
     /// one is refused: cancel it first. Publishes a
     /// [`JobDeleted`](crate::bus::JobDeleted) event.
     pub fn delete(&self, id: JobId) -> Result<()> {
+        self.delete_within(id, None)
+    }
+
+    /// [`delete`](Queue::delete) for a caller that may only touch the kinds `reach`
+    /// allows: checked in the same transaction, a job of another kind is
+    /// [`Error::JobNotFound`].
+    pub(crate) fn delete_within(&self, id: JobId, reach: Option<&Patterns>) -> Result<()> {
         let db = self.db();
         let now = db.now();
-        match db.store().write(|tx| jobs::delete_finished(tx, id))? {
+        match db
+            .store()
+            .write(|tx| jobs::delete_finished(tx, id, reach))?
+        {
             Ok(kind) => {
                 db.bus().publish(JobDeleted { id, kind, at: now });
                 Ok(())

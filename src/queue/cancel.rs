@@ -4,7 +4,7 @@
 use super::Queue;
 use crate::db::Notice;
 use crate::error::{Error, Result};
-use crate::model::{JobId, JobStatus};
+use crate::model::{JobId, JobStatus, Patterns};
 use crate::store::jobs::{self, Change};
 
 /// What [`Queue::cancel`] did.
@@ -23,9 +23,20 @@ impl Queue {
     /// Cancels a job: a queued one at once, a running one by asking its worker to stop
     /// (it learns on its next heartbeat, or sooner from the runner).
     pub fn cancel(&self, id: JobId) -> Result<CancelOutcome> {
+        self.cancel_within(id, None)
+    }
+
+    /// [`cancel`](Queue::cancel) for a caller that may only touch the kinds `reach`
+    /// allows (a scoped window): the kind is read in the transaction that cancels, and
+    /// a job of another kind is [`Error::JobNotFound`], exactly like a missing one.
+    pub(crate) fn cancel_within(
+        &self,
+        id: JobId,
+        reach: Option<&Patterns>,
+    ) -> Result<CancelOutcome> {
         let db = self.db();
         let now = db.now();
-        let found = db.store().write(|tx| jobs::cancel(tx, id, now))?;
+        let found = db.store().write(|tx| jobs::cancel(tx, id, now, reach))?;
         match found {
             jobs::CancelFound::Cancelled(kind, attempt) => {
                 db.publish(

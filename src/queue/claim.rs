@@ -9,14 +9,17 @@ use rusqlite::{Connection, Transaction};
 use serde::Serialize;
 
 use super::enqueue::check_key;
-use super::finish::{change, check_lease_length, fence_of, finish_one, Finished, Lease, Outcome};
+use super::finish::{
+    change, check_lease_length, fence_of, finish_one, new_token, token_text, Finished, Lease,
+    Outcome,
+};
 use super::{Queue, LEASE_SWEEP_INTERVAL};
 use crate::clock::{duration_millis, Timestamp};
 use crate::db::Changes;
 use crate::error::{Error, Result};
 use crate::json::{drop_deep, too_deep};
 use crate::kinds::KindSpec;
-use crate::model::{sanitize_error, Job, JobStatus};
+use crate::model::{sanitize_error, Job, JobStatus, Patterns};
 use crate::store::jobs::{self, Change, Exit, Fence};
 
 /// What a worker asks for when it claims.
@@ -135,17 +138,19 @@ impl Queue {
         batch: Vec<(Lease, Outcome)>,
         request: Option<&ClaimRequest>,
     ) -> Result<(Vec<Result<Finished>>, Vec<ClaimedJob>)> {
-        self.finish_and_claim_with(batch, &[], request)
+        self.finish_and_claim_with(batch, &[], request, None)
     }
 
     /// [`finish_and_claim`](Queue::finish_and_claim), storing the attempts' last
     /// progress first, in the same transaction (the runner's handlers report more
-    /// often than it stores).
+    /// often than it stores). With `reach`, a finish of a job whose kind it does not
+    /// allow is a lost lease, checked in the transaction (a scoped window's agent).
     pub(crate) fn finish_and_claim_with(
         &self,
         batch: Vec<(Lease, Outcome)>,
         progress: &[(Lease, u64, Option<u64>)],
         request: Option<&ClaimRequest>,
+        reach: Option<&Patterns>,
     ) -> Result<(Vec<Result<Finished>>, Vec<ClaimedJob>)> {
         let mut kinds: Vec<&str> = Vec::new();
         let request = match request {
@@ -204,7 +209,7 @@ impl Queue {
                 results.push(finish_one(
                     db,
                     tx,
-                    lease,
+                    (lease, reach),
                     outcome,
                     refused,
                     &specs,
@@ -352,24 +357,27 @@ fn claim_in(
     for (candidate, kind) in candidates {
         let lease_length = request.lease_for(kind);
         let expires_at = now.saturating_add(lease_length);
-        let job = match jobs::mark_running(tx, candidate.id, &request.worker, expires_at, now) {
-            Ok(job) => job,
-            Err(Error::StoredJson { id, column, reason }) => {
-                // A row written by something else that cannot be read back must
-                // not block every later claim: fail it, naming why.
-                let error = sanitize_error(&format!("stored {column} is not valid JSON: {reason}"));
-                let attempt = jobs::fail_unreadable(tx, id, kind, &error, now)?;
-                changes.push(Change {
-                    id,
-                    kind: kind.to_owned(),
-                    from: Some(JobStatus::Queued),
-                    to: JobStatus::Failed,
-                    attempt,
-                });
-                continue;
-            }
-            Err(error) => return Err(error),
-        };
+        let token = new_token();
+        let job =
+            match jobs::mark_running(tx, candidate.id, &request.worker, token, expires_at, now) {
+                Ok(job) => job,
+                Err(Error::StoredJson { id, column, reason }) => {
+                    // A row written by something else that cannot be read back must
+                    // not block every later claim: fail it, naming why.
+                    let error =
+                        sanitize_error(&format!("stored {column} is not valid JSON: {reason}"));
+                    let attempt = jobs::fail_unreadable(tx, id, kind, &error, now)?;
+                    changes.push(Change {
+                        id,
+                        kind: kind.to_owned(),
+                        from: Some(JobStatus::Queued),
+                        to: JobStatus::Failed,
+                        attempt,
+                    });
+                    continue;
+                }
+                Err(error) => return Err(error),
+            };
         changes.push(Change {
             id: job.id,
             kind: job.kind.clone(),
@@ -381,6 +389,7 @@ fn claim_in(
             id: job.id,
             worker: &request.worker,
             attempt: job.attempts,
+            token,
         };
         let payload_schema = specs.get(&job.kind).and_then(|spec| spec.payload.as_ref());
         if let Some(Err(reason)) = payload_schema.map(|schema| schema.check(&job.payload)) {
@@ -401,6 +410,7 @@ fn claim_in(
             attempt: job.attempts,
             expires_at,
             length_ms: lease_length.as_millis() as u64,
+            token: token_text(token),
         };
         claimed.push(ClaimedJob { job, lease });
     }

@@ -16,7 +16,7 @@ use crate::clock::{duration_millis, Timestamp};
 use crate::db::{Changes, Db};
 use crate::error::{Error, Result};
 use crate::json::{drop_deep, to_value_bounded, too_deep};
-use crate::model::{Actor, JobId, JobStatus, Priority};
+use crate::model::{Actor, JobId, JobStatus, Patterns, Priority};
 use crate::store::jobs::{self, Change, NewRow, NextId};
 
 /// The longest kind name, in bytes.
@@ -205,6 +205,18 @@ impl Queue {
     /// Enqueues several jobs in one transaction: all of them or, on any error, none.
     /// Results come back in input order.
     pub fn enqueue_batch(&self, jobs: impl IntoIterator<Item = NewJob>) -> Result<Vec<Enqueued>> {
+        self.enqueue_batch_within(jobs, None)
+    }
+
+    /// [`enqueue_batch`](Queue::enqueue_batch) for a caller that may only read the
+    /// kinds `reach` allows (a scoped window): a parent of another kind is
+    /// [`Error::JobNotFound`], exactly like a missing one, checked in the transaction
+    /// that inserts.
+    pub(crate) fn enqueue_batch_within(
+        &self,
+        jobs: impl IntoIterator<Item = NewJob>,
+        reach: Option<&Patterns>,
+    ) -> Result<Vec<Enqueued>> {
         let db = self.db();
         let now = db.now();
         let prepared = prepare(db, jobs, now)?;
@@ -212,7 +224,7 @@ impl Queue {
             let mut next = NextId::new();
             prepared
                 .iter()
-                .map(|job| insert(tx, job, now, &mut next, changes))
+                .map(|job| insert_within(tx, job, now, &mut next, changes, reach))
                 .collect()
         })
     }
@@ -332,9 +344,22 @@ pub(crate) fn insert(
     next: &mut NextId,
     changes: &mut Changes,
 ) -> Result<Enqueued> {
+    insert_within(tx, job, now, next, changes, None)
+}
+
+/// [`insert`], with a parent that must be of a kind `reach` allows.
+fn insert_within(
+    tx: &Transaction<'_>,
+    job: &PreparedJob,
+    now: Timestamp,
+    next: &mut NextId,
+    changes: &mut Changes,
+    reach: Option<&Patterns>,
+) -> Result<Enqueued> {
     if let Some(parent) = job.parent {
-        if jobs::get(tx, parent)?.is_none() {
-            return Err(Error::JobNotFound(parent));
+        match jobs::kind_of(tx, parent)? {
+            Some(kind) if jobs::within(reach, &kind) => {}
+            _ => return Err(Error::JobNotFound(parent)),
         }
     }
     let (id, created) = jobs::insert(

@@ -16,7 +16,7 @@ use crate::db::{Changes, Db};
 use crate::error::{Error, Result};
 use crate::json::too_deep;
 use crate::kinds::KindSpec;
-use crate::model::{percent, sanitize_error, JobId, JobStatus};
+use crate::model::{percent, sanitize_error, JobId, JobStatus, Patterns};
 use crate::store::jobs::{self, Attempt, Change, Exit, Fence};
 
 /// Proof that a worker holds a job: every later write is fenced by it.
@@ -37,6 +37,10 @@ pub struct Lease {
     pub expires_at: Timestamp,
     /// How long each renewal extends it, in milliseconds.
     pub length_ms: u64,
+    /// A secret drawn at the claim and handed only to the claimer: every write of
+    /// the attempt must present it. The other fields can be read by anyone who may
+    /// read the job; this one never is.
+    pub token: String,
 }
 
 impl Lease {
@@ -145,6 +149,64 @@ impl Queue {
         }
     }
 
+    /// An agent's heartbeat for a caller that may only touch the kinds `reach` allows
+    /// (a scoped window): in one transaction the fence and the job's kind are checked,
+    /// `progress` (done, total) is stored if given, and the lease is renewed. A job of
+    /// another kind is a lost lease, exactly like one no longer held.
+    pub(crate) fn heartbeat_within(
+        &self,
+        lease: &Lease,
+        reach: &Patterns,
+        progress: Option<(u64, Option<u64>)>,
+    ) -> Result<Heartbeat> {
+        check_lease_length("lease.lengthMs", lease.length())?;
+        let db = self.db();
+        let now = db.now();
+        let expires_at = now.saturating_add(lease.length());
+        let fence = fence_of(lease);
+        let renewed = db.store().write(|tx| {
+            let Some(attempt) = jobs::fenced(tx, &fence)?.filter(|a| reach.allows(&a.kind)) else {
+                return Ok(None);
+            };
+            if let Some((done, total)) = progress {
+                jobs::set_progress(tx, &fence, done, total)?;
+            }
+            Ok(jobs::renew(tx, &fence, expires_at, now)?.map(|cancel| (attempt.kind, cancel)))
+        })?;
+        let Some((kind, cancel_requested)) = renewed else {
+            return Err(lost(lease));
+        };
+        if let Some((done, total)) = progress {
+            db.bus().publish(JobProgress {
+                id: lease.job_id,
+                kind,
+                attempt: lease.attempt,
+                done,
+                total,
+                percent: total.map(|total| percent(done, total)),
+                at: now,
+            });
+        }
+        Ok(Heartbeat {
+            expires_at,
+            cancel_requested,
+        })
+    }
+
+    /// [`finish`](Queue::finish) for a caller that may only touch the kinds `reach`
+    /// allows: a job of another kind is a lost lease, checked in the transaction.
+    pub(crate) fn finish_within(
+        &self,
+        lease: &Lease,
+        outcome: Outcome,
+        reach: &Patterns,
+    ) -> Result<Finished> {
+        let mut results = self
+            .finish_and_claim_with(vec![(lease.clone(), outcome)], &[], None, Some(reach))?
+            .0;
+        results.remove(0)
+    }
+
     /// Stores how far an attempt is and publishes it as a
     /// [`JobProgress`](crate::bus::JobProgress) event: for agents and workers of their
     /// own (the runner does it for handlers, throttled). Fenced like a heartbeat; the
@@ -217,7 +279,7 @@ impl Queue {
 pub(super) fn finish_one(
     db: &Db,
     tx: &Transaction<'_>,
-    lease: &Lease,
+    (lease, reach): (&Lease, Option<&Patterns>),
     outcome: &Outcome,
     refused: Option<&str>,
     specs: &HashMap<String, KindSpec>,
@@ -227,7 +289,7 @@ pub(super) fn finish_one(
     let fence = fence_of(lease);
     // The lease identifies the attempt; what the job is (its kind, its attempts, a
     // cancel request) comes from the row, never from what the caller presents.
-    let Some(attempt) = jobs::fenced(tx, &fence)? else {
+    let Some(attempt) = jobs::fenced(tx, &fence)?.filter(|a| jobs::within(reach, &a.kind)) else {
         return Ok(Err(lost(lease)));
     };
     let spec = specs.get(&attempt.kind);
@@ -356,6 +418,27 @@ pub(super) fn fence_of(lease: &Lease) -> Fence<'_> {
         id: lease.job_id,
         worker: &lease.worker,
         attempt: lease.attempt,
+        // A token that does not parse is 0, which no claim hands out: it fences nothing.
+        token: token_from_text(&lease.token),
+    }
+}
+
+/// A new lease secret: 63 random bits, never 0, from `rand`'s generator seeded by the
+/// operating system. Not from the injected [`RandomSource`](crate::random::RandomSource),
+/// which only jitters delays and which a test may pin: a secret must not be pinnable.
+pub(super) fn new_token() -> i64 {
+    (rand::random::<u64>() >> 1) as i64 | 1
+}
+
+/// The token as a lease carries it: 16 hexadecimal digits.
+pub(super) fn token_text(token: i64) -> String {
+    format!("{:016x}", token as u64)
+}
+
+fn token_from_text(text: &str) -> i64 {
+    match u64::from_str_radix(text, 16) {
+        Ok(token) if text.len() == 16 => token as i64,
+        _ => 0,
     }
 }
 

@@ -32,7 +32,7 @@ mod enqueue;
 mod finish;
 mod options;
 mod read;
-pub use read::FINISHED_POLL;
+pub use read::{FINISHED_POLL, MAX_PAGE_BYTES, MAX_PAGE_JOBS};
 mod settings;
 
 use std::path::PathBuf;

@@ -7,6 +7,12 @@ use crate::error::{Error, Result};
 use crate::model::{Job, JobFilter, JobId, KindCount, Patterns};
 use crate::store::jobs;
 
+/// The most jobs a page of [`Queue::list`] may ask for.
+pub const MAX_PAGE_JOBS: u32 = 1000;
+/// About the most bytes of payloads and results one page of [`Queue::list`] carries:
+/// past it the page ends early (with at least one job).
+pub const MAX_PAGE_BYTES: usize = 4 << 20;
+
 /// How many jobs [`Queue::prune`] reads (and at most deletes) per transaction.
 const PRUNE_BATCH: u32 = 2_000;
 /// The smallest batch [`Queue::prune`] shrinks to on a full disk.
@@ -25,14 +31,21 @@ impl Queue {
 
     /// A page of jobs, newest first, of the kinds `kinds` allows only: a full page when
     /// there are enough, however many jobs of other kinds lie between them. For a UI
-    /// scoped to some kinds.
+    /// scoped to some kinds ([`Patterns::closed`] lists nothing).
+    ///
+    /// A page holds at most `filter.limit` jobs and ends early, after at least one,
+    /// once their payloads and results pass [`MAX_PAGE_BYTES`]: a page shorter than
+    /// the limit is not the end of the list, an empty one is.
     pub fn list_matching(&self, filter: &JobFilter, kinds: &Patterns) -> Result<Vec<Job>> {
         let limit = filter.limit.unwrap_or(50);
-        if limit == 0 || limit > 1000 {
-            return Err(Error::invalid_argument("limit", "must be from 1 to 1000"));
+        if limit == 0 || limit > MAX_PAGE_JOBS {
+            return Err(Error::invalid_argument(
+                "limit",
+                format!("{limit} is not from 1 to {MAX_PAGE_JOBS}"),
+            ));
         }
         self.db()
-            .read(|conn| jobs::list(conn, filter, limit, kinds))
+            .read(|conn| jobs::list(conn, filter, limit, kinds, MAX_PAGE_BYTES))
     }
 
     /// How many jobs there are of each kind in each status.

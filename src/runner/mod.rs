@@ -326,6 +326,7 @@ impl Runner {
             writes,
             &progress,
             runtime.as_ref().map(|_| &request),
+            None,
         );
         self.forget(batch.iter().map(|(lease, _)| lease.job_id));
         let (results, claimed) = match settled {

@@ -49,7 +49,7 @@ use crate::bus::ScheduleChanged;
 use crate::clock::{duration_millis, Timestamp};
 use crate::db::Db;
 use crate::error::{Error, Result};
-use crate::model::{sanitize_error, Actor, JobId, Priority};
+use crate::model::{sanitize_error, Actor, JobId, Patterns, Priority};
 use crate::queue::{self, EnqueueOptions, NewJob, Queue, MAX_KIND_BYTES};
 use crate::store::schedules::{self, Origin, ScheduleRow};
 
@@ -403,7 +403,7 @@ impl Scheduler {
             schedules::upsert(tx, &row)?;
             Ok(row)
         })?;
-        self.changed(&spec.name, now);
+        self.changed(&row.name, &row.kind, now);
         Schedule::from_row(row)
     }
 
@@ -411,10 +411,20 @@ impl Scheduler {
     /// holds), without moving its next run; records it as its last run. An unknown
     /// name is an error naming it.
     pub fn run_now(&self, name: &str) -> Result<Ticked> {
+        self.run_now_within(name, None)
+    }
+
+    /// [`run_now`](Scheduler::run_now) for a caller that may only touch the job kinds
+    /// `reach` allows (a scoped window): the schedule's kind is read in the
+    /// transaction that enqueues, and a schedule of another kind is not found, exactly
+    /// like a missing one.
+    pub(crate) fn run_now_within(&self, name: &str, reach: Option<&Patterns>) -> Result<Ticked> {
         let db = &self.inner.db;
         let now = db.now();
         let ticked = db.write(now, |tx, changes| {
-            let row = schedules::get(tx, name)?.ok_or_else(|| not_found(name))?;
+            let row = schedules::get(tx, name)?
+                .filter(|row| reach.is_none_or(|reach| reach.allows(&row.kind)))
+                .ok_or_else(|| not_found(name))?;
             let payload = serde_json::from_str::<Value>(&row.payload)
                 .map_err(|error| Error::invalid_argument("payload", error.to_string()))?;
             let job = scheduled_job(
@@ -426,22 +436,27 @@ impl Scheduler {
             );
             let enqueued = queue::enqueue_in(db, tx, job, now, changes)?;
             schedules::advance(tx, &row.name, row.next_run, now, Some(enqueued.id))?;
-            Ok(Ticked {
-                schedule: row.name,
-                slot: now,
-                job: enqueued.id,
-                created: enqueued.created,
-            })
+            Ok((
+                Ticked {
+                    schedule: row.name,
+                    slot: now,
+                    job: enqueued.id,
+                    created: enqueued.created,
+                },
+                row.kind,
+            ))
         })?;
-        self.changed(name, now);
+        let (ticked, kind) = ticked;
+        self.changed(name, &kind, now);
         Ok(ticked)
     }
 
-    /// Wakes the loop and tells listeners a schedule changed.
-    fn changed(&self, name: &str, at: Timestamp) {
+    /// Wakes the loop and tells listeners a schedule (of job kind `kind`) changed.
+    fn changed(&self, name: &str, kind: &str, at: Timestamp) {
         self.inner.background.wake();
         self.inner.db.bus().publish(ScheduleChanged {
             name: name.to_owned(),
+            kind: kind.to_owned(),
             at,
         });
     }
@@ -459,7 +474,13 @@ impl Scheduler {
 
     /// Stops a schedule from running until resumed.
     pub fn pause(&self, name: &str) -> Result<Schedule> {
-        self.change(name, |row, _| {
+        self.pause_within(name, None)
+    }
+
+    /// [`pause`](Scheduler::pause) for a caller that may only touch the kinds `reach`
+    /// allows; checked in the transaction, another kind's schedule is not found.
+    pub(crate) fn pause_within(&self, name: &str, reach: Option<&Patterns>) -> Result<Schedule> {
+        self.change_within(name, reach, |row, _| {
             row.paused = true;
             Ok(())
         })
@@ -467,7 +488,13 @@ impl Scheduler {
 
     /// Lets a paused schedule run again, from its first slot after now.
     pub fn resume(&self, name: &str) -> Result<Schedule> {
-        self.change(name, |row, now| {
+        self.resume_within(name, None)
+    }
+
+    /// [`resume`](Scheduler::resume) for a caller that may only touch the kinds
+    /// `reach` allows; checked in the transaction, another kind's schedule is not found.
+    pub(crate) fn resume_within(&self, name: &str, reach: Option<&Patterns>) -> Result<Schedule> {
+        self.change_within(name, reach, |row, now| {
             if row.paused {
                 row.paused = false;
                 let every = Every::from_columns(row.interval_ms, row.cron.as_deref())?;
@@ -482,17 +509,28 @@ impl Scheduler {
     fn change(
         &self,
         name: &str,
+        edit: impl FnMut(&mut ScheduleRow, Timestamp) -> Result<()>,
+    ) -> Result<Schedule> {
+        self.change_within(name, None, edit)
+    }
+
+    fn change_within(
+        &self,
+        name: &str,
+        reach: Option<&Patterns>,
         mut edit: impl FnMut(&mut ScheduleRow, Timestamp) -> Result<()>,
     ) -> Result<Schedule> {
         let now = self.now();
         let row = self.inner.db.write(now, |tx, _| {
-            let mut row = schedules::get(tx, name)?.ok_or_else(|| not_found(name))?;
+            let mut row = schedules::get(tx, name)?
+                .filter(|row| reach.is_none_or(|reach| reach.allows(&row.kind)))
+                .ok_or_else(|| not_found(name))?;
             edit(&mut row, now)?;
             row.updated_at = now;
             schedules::upsert(tx, &row)?;
             Ok(row)
         })?;
-        self.changed(name, now);
+        self.changed(name, &row.kind, now);
         Schedule::from_row(row)
     }
 
@@ -503,8 +541,10 @@ impl Scheduler {
             .inner
             .db
             .write(now, |tx, _| schedules::remove(tx, name))?;
-        self.changed(name, now);
-        Ok(removed)
+        if let Some(kind) = &removed {
+            self.changed(name, kind, now);
+        }
+        Ok(removed.is_some())
     }
 
     /// One schedule.

@@ -52,11 +52,13 @@ pub(crate) struct Change {
     pub attempt: u32,
 }
 
-/// The fenced identity of a running attempt.
+/// The fenced identity of a running attempt: who holds it, which attempt, and the
+/// secret handed out with the claim.
 pub(crate) struct Fence<'a> {
     pub id: JobId,
     pub worker: &'a str,
     pub attempt: u32,
+    pub token: i64,
 }
 
 /// A running attempt as seen through its fence.
@@ -147,7 +149,7 @@ pub(crate) fn reclaim_expired(tx: &Transaction<'_>, now: Timestamp) -> Result<Ve
                          ELSE last_error END, \
            finished_at = CASE WHEN cancel_requested OR attempts >= max_attempts THEN ?1 END, \
            run_at = lease_expires_at, \
-           lease_owner = NULL, lease_expires_at = NULL, updated_at = ?1 \
+           lease_owner = NULL, lease_expires_at = NULL, lease_token = NULL, updated_at = ?1 \
          WHERE id IN (SELECT id FROM jobs INDEXED BY jobs_active \
                       WHERE status = 'running' AND lease_expires_at <= ?1) \
          RETURNING id, kind, status, attempts",
@@ -289,16 +291,23 @@ pub(crate) fn mark_running(
     tx: &Transaction<'_>,
     id: i64,
     worker: &str,
+    token: i64,
     expires_at: Timestamp,
     now: Timestamp,
 ) -> Result<Job> {
     tx.prepare_cached(
         "UPDATE jobs SET status = 'running', lease_owner = ?2, lease_expires_at = ?3, \
          attempts = attempts + 1, started_at = ?4, updated_at = ?4, \
-         progress_done = NULL, progress_total = NULL \
+         progress_done = NULL, progress_total = NULL, lease_token = ?5 \
          WHERE id = ?1 AND status = 'queued'",
     )?
-    .execute(params![id, worker, expires_at.as_millis(), now.as_millis()])?;
+    .execute(params![
+        id,
+        worker,
+        expires_at.as_millis(),
+        now.as_millis(),
+        token
+    ])?;
     match read_one(tx, JobId::from_raw(id))? {
         None => Err(Error::JobNotFound(JobId::from_raw(id))),
         Some((_, Some(unreadable))) => Err(unreadable),
@@ -317,7 +326,8 @@ pub(crate) fn fail_unreadable(
     let attempts = tx
         .prepare_cached(
             "UPDATE jobs SET status = 'failed', last_error = ?2, finished_at = ?3, updated_at = ?3, \
-             lease_owner = NULL, lease_expires_at = NULL WHERE id = ?1 RETURNING attempts",
+             lease_owner = NULL, lease_expires_at = NULL, lease_token = NULL \
+             WHERE id = ?1 RETURNING attempts",
         )?
         .query_row(params![id.raw(), error, now.as_millis()], |r| r.get(0))?;
     tally(tx, kind, JobStatus::Failed, 1)?;
@@ -343,15 +353,19 @@ pub(crate) fn fenced(tx: &Transaction<'_>, fence: &Fence<'_>) -> Result<Option<A
     Ok(tx
         .prepare_cached(
             "SELECT kind, max_attempts, cancel_requested FROM jobs \
-             WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3",
+             WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3 \
+             AND lease_token = ?4",
         )?
-        .query_row(params![fence.id.raw(), fence.worker, fence.attempt], |r| {
-            Ok(Attempt {
-                kind: r.get(0)?,
-                max_attempts: r.get(1)?,
-                cancel_requested: r.get(2)?,
-            })
-        })
+        .query_row(
+            params![fence.id.raw(), fence.worker, fence.attempt, fence.token],
+            |r| {
+                Ok(Attempt {
+                    kind: r.get(0)?,
+                    max_attempts: r.get(1)?,
+                    cancel_requested: r.get(2)?,
+                })
+            },
+        )
         .optional()?)
 }
 
@@ -366,14 +380,16 @@ pub(crate) fn set_progress(
     Ok(tx
         .prepare_cached(
             "UPDATE jobs SET progress_done = ?4, progress_total = ?5 \
-             WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3",
+             WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3 \
+             AND lease_token = ?6",
         )?
         .execute(params![
             fence.id.raw(),
             fence.worker,
             fence.attempt,
             clamp(done),
-            total.map(clamp)
+            total.map(clamp),
+            fence.token
         ])?
         == 1)
 }
@@ -389,14 +405,16 @@ pub(crate) fn renew(
     let changed = tx
         .prepare_cached(
             "UPDATE jobs SET lease_expires_at = ?4, updated_at = ?5 \
-             WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3",
+             WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3 \
+             AND lease_token = ?6",
         )?
         .execute(params![
             fence.id.raw(),
             fence.worker,
             fence.attempt,
             expires_at.as_millis(),
-            now.as_millis()
+            now.as_millis(),
+            fence.token
         ])?;
     if changed == 0 {
         return Ok(None);
@@ -433,41 +451,51 @@ pub(crate) fn exit_running(
     exit: &Exit<'_>,
     now: Timestamp,
 ) -> Result<bool> {
-    // ?1 id, ?2 worker, ?3 attempt, ?4 now; ?5 and ?6 as each statement says.
+    // ?1 id, ?2 worker, ?3 attempt, ?4 now, ?5 token; ?6 and ?7 as each statement says.
     macro_rules! fenced_update {
         ($set:literal) => {
             concat!(
                 "UPDATE jobs SET ",
                 $set,
-                ", lease_owner = NULL, lease_expires_at = NULL, updated_at = ?4 \
-                 WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3"
+                ", lease_owner = NULL, lease_expires_at = NULL, lease_token = NULL, \
+                 updated_at = ?4 \
+                 WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3 \
+                 AND lease_token = ?5"
             )
         };
     }
     let id = fence.id.raw();
-    let (worker, attempt, now) = (fence.worker, fence.attempt, now.as_millis());
+    let (worker, attempt, now, token) = (fence.worker, fence.attempt, now.as_millis(), fence.token);
     let changed = match exit {
         Exit::Succeeded { result } => tx
             .prepare_cached(fenced_update!(
-                "status = 'succeeded', result = ?5, finished_at = ?4"
+                "status = 'succeeded', result = ?6, finished_at = ?4"
             ))?
-            .execute(params![id, worker, attempt, now, result])?,
+            .execute(params![id, worker, attempt, now, token, result])?,
         Exit::Failed { error } => tx
             .prepare_cached(fenced_update!(
-                "status = 'failed', last_error = ?5, finished_at = ?4"
+                "status = 'failed', last_error = ?6, finished_at = ?4"
             ))?
-            .execute(params![id, worker, attempt, now, error])?,
+            .execute(params![id, worker, attempt, now, token, error])?,
         Exit::Retry { error, at } => tx
             .prepare_cached(fenced_update!(
-                "status = 'queued', last_error = ?5, run_at = ?6"
+                "status = 'queued', last_error = ?6, run_at = ?7"
             ))?
-            .execute(params![id, worker, attempt, now, error, at.as_millis()])?,
+            .execute(params![
+                id,
+                worker,
+                attempt,
+                now,
+                token,
+                error,
+                at.as_millis()
+            ])?,
         Exit::Cancelled => tx
             .prepare_cached(fenced_update!("status = 'cancelled', finished_at = ?4"))?
-            .execute(params![id, worker, attempt, now])?,
+            .execute(params![id, worker, attempt, now, token])?,
         Exit::Requeued => tx
             .prepare_cached(fenced_update!("status = 'queued', attempts = attempts - 1"))?
-            .execute(params![id, worker, attempt, now])?,
+            .execute(params![id, worker, attempt, now, token])?,
     };
     let finished = match exit {
         Exit::Succeeded { .. } => Some(JobStatus::Succeeded),
@@ -479,6 +507,13 @@ pub(crate) fn exit_running(
         tally(tx, kind, status, 1)?;
     }
     Ok(changed == 1)
+}
+
+/// Whether a row of `kind` is within `reach`: the kinds a scoped caller may touch,
+/// read in the same transaction as the write that follows. `None` reaches every kind.
+/// A row outside it is treated exactly as a missing one.
+pub(crate) fn within(reach: Option<&Patterns>, kind: &str) -> bool {
+    reach.is_none_or(|patterns| patterns.allows(kind))
 }
 
 /// What cancelling found.
@@ -505,14 +540,20 @@ pub(crate) enum RetryFound {
 /// Runs a job again now: a failed one goes back to the queue (with one attempt more
 /// than it has used, if it used them all), a queued one waiting out its backoff becomes
 /// runnable now.
-pub(crate) fn retry(tx: &Transaction<'_>, id: JobId, now: Timestamp) -> Result<RetryFound> {
+pub(crate) fn retry(
+    tx: &Transaction<'_>,
+    id: JobId,
+    now: Timestamp,
+    reach: Option<&Patterns>,
+) -> Result<RetryFound> {
     let found: Option<(String, JobStatus, u32, i64)> = tx
         .prepare_cached("SELECT kind, status, attempts, run_at FROM jobs WHERE id = ?1")?
         .query_row([id.raw()], |r| {
             Ok((r.get(0)?, status_from(r, 1)?, r.get(2)?, r.get(3)?))
         })
         .optional()?;
-    let Some((kind, status, attempts, run_at)) = found else {
+    let Some((kind, status, attempts, run_at)) = found.filter(|(kind, ..)| within(reach, kind))
+    else {
         return Ok(RetryFound::Missing);
     };
     match status {
@@ -539,12 +580,13 @@ pub(crate) fn retry(tx: &Transaction<'_>, id: JobId, now: Timestamp) -> Result<R
 pub(crate) fn delete_finished(
     tx: &Transaction<'_>,
     id: JobId,
+    reach: Option<&Patterns>,
 ) -> Result<std::result::Result<String, Option<JobStatus>>> {
     let found: Option<(String, JobStatus)> = tx
         .prepare_cached("SELECT kind, status FROM jobs WHERE id = ?1")?
         .query_row([id.raw()], |r| Ok((r.get(0)?, status_from(r, 1)?)))
         .optional()?;
-    match found {
+    match found.filter(|(kind, _)| within(reach, kind)) {
         None => Ok(Err(None)),
         Some((kind, status)) if status.is_finished() => {
             tx.prepare_cached("DELETE FROM jobs WHERE id = ?1")?
@@ -557,14 +599,19 @@ pub(crate) fn delete_finished(
 }
 
 /// Cancels a queued job, or flags a running one.
-pub(crate) fn cancel(tx: &Transaction<'_>, id: JobId, now: Timestamp) -> Result<CancelFound> {
+pub(crate) fn cancel(
+    tx: &Transaction<'_>,
+    id: JobId,
+    now: Timestamp,
+    reach: Option<&Patterns>,
+) -> Result<CancelFound> {
     let found: Option<(String, JobStatus, u32)> = tx
         .prepare_cached("SELECT kind, status, attempts FROM jobs WHERE id = ?1")?
         .query_row([id.raw()], |r| {
             Ok((r.get(0)?, status_from(r, 1)?, r.get(2)?))
         })
         .optional()?;
-    let Some((kind, status, attempts)) = found else {
+    let Some((kind, status, attempts)) = found.filter(|(kind, ..)| within(reach, kind)) else {
         return Ok(CancelFound::Missing);
     };
     match status {
@@ -661,6 +708,14 @@ pub(crate) fn prune(
 }
 
 /// One job by id; a row with unreadable JSON comes back marked `unreadable`.
+/// A job's kind, if the job exists.
+pub(crate) fn kind_of(conn: &Connection, id: JobId) -> Result<Option<String>> {
+    Ok(conn
+        .prepare_cached("SELECT kind FROM jobs WHERE id = ?1")?
+        .query_row([id.raw()], |r| r.get(0))
+        .optional()?)
+}
+
 pub(crate) fn get(conn: &Connection, id: JobId) -> Result<Option<Job>> {
     Ok(read_one(conn, id)?.map(|(job, _)| job))
 }
@@ -677,7 +732,8 @@ fn read_one(conn: &Connection, id: JobId) -> Result<Option<(Job, Option<Error>)>
         .optional()?)
 }
 
-/// A page of jobs, newest first, of the kinds `kinds` allows.
+/// A page of jobs, newest first, of the kinds `kinds` allows, ending early (after
+/// at least one job) once the payloads and results read pass `budget` bytes.
 ///
 /// The statement names only the filters that are set, so SQLite can pick an index:
 /// failed and cancelled jobs come from `jobs_ended_badly`, queued and running ones
@@ -689,7 +745,12 @@ pub(crate) fn list(
     filter: &JobFilter,
     limit: u32,
     kinds: &Patterns,
+    budget: usize,
 ) -> Result<Vec<Job>> {
+    if kinds.allow.is_empty() {
+        // Fails closed: no allowed kind, no job.
+        return Ok(Vec::new());
+    }
     let parent = filter.parent.map(JobId::raw);
     let before = filter.before.map(JobId::raw);
     let actor = filter.actor.map(Actor::as_str);
@@ -720,8 +781,12 @@ pub(crate) fn list(
         terms.push("id < :before".into());
         params.push((":before".into(), before));
     }
-    // Patterns become GLOBs; an unscoped list names none.
-    let allow: Vec<String> = kinds.allow.iter().map(|p| to_sql_glob(p)).collect();
+    // Patterns become GLOBs; an unscoped list (`*` allowed) names none.
+    let allow: Vec<String> = if kinds.allows_any() {
+        Vec::new()
+    } else {
+        kinds.allow.iter().map(|p| to_sql_glob(p)).collect()
+    };
     let deny: Vec<String> = kinds.deny.iter().map(|p| to_sql_glob(p)).collect();
     for (negate, globs, prefix) in [("", &allow, ":a"), ("NOT ", &deny, ":d")] {
         if globs.is_empty() {
@@ -752,8 +817,26 @@ pub(crate) fn list(
         .collect();
     // Not cached: a filter's many combinations would push the claim's statements out.
     let mut statement = conn.prepare(&sql)?;
-    let rows = statement.query_map(named.as_slice(), |r| job_from_row(r).map(|(job, _)| job))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+    let mut rows = statement.query(named.as_slice())?;
+    let (mut page, mut bytes) = (Vec::new(), 0usize);
+    while let Some(row) = rows.next()? {
+        // Sized from the stored text, before anything is parsed.
+        let size = text_len(row, 2)? + text_len(row, 13)?;
+        if !page.is_empty() && bytes.saturating_add(size) > budget {
+            break;
+        }
+        bytes = bytes.saturating_add(size);
+        page.push(job_from_row(row)?.0);
+    }
+    Ok(page)
+}
+
+/// The length in bytes of a text column (0 for NULL or another type).
+fn text_len(row: &Row<'_>, index: usize) -> rusqlite::Result<usize> {
+    Ok(match row.get_ref(index)? {
+        rusqlite::types::ValueRef::Text(text) => text.len(),
+        _ => 0,
+    })
 }
 
 /// Job counts by kind and status, in that order. Finished jobs are counted from

@@ -168,12 +168,12 @@ pub(crate) fn advance(
     Ok(())
 }
 
-/// Deletes a schedule; returns whether it existed.
-pub(crate) fn remove(conn: &Connection, name: &str) -> Result<bool> {
+/// Deletes a schedule; returns the job kind it enqueued, if it existed.
+pub(crate) fn remove(conn: &Connection, name: &str) -> Result<Option<String>> {
     Ok(conn
-        .prepare_cached("DELETE FROM schedules WHERE name = ?1")?
-        .execute([name])?
-        == 1)
+        .prepare_cached("DELETE FROM schedules WHERE name = ?1 RETURNING kind")?
+        .query_row([name], |r| r.get(0))
+        .optional()?)
 }
 
 /// Active schedules on the machine's local zone: their name, expression and the zone

@@ -208,6 +208,14 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     CREATE INDEX jobs_ended_badly ON jobs (status, id)
         WHERE status = 'failed' OR status = 'cancelled';
     "#,
+    // 9: a lease carries a secret.
+    // - `lease_token`: 64 random bits drawn at each claim and handed only to the
+    //   claimer; every fenced write (heartbeat, progress, complete, fail, release)
+    //   must present it beside the job id, worker and attempt, which anyone may read
+    //   through `get_job`. Cleared when the attempt ends. Never part of a `Job`.
+    r#"
+    ALTER TABLE jobs ADD COLUMN lease_token INTEGER;
+    "#,
 ];
 
 /// The schema version this build writes and reads.

@@ -76,6 +76,8 @@ struct Entry {
     // is its target's only writer.
     state: SyncState,
     flight: Option<watch::Receiver<Option<SyncOutcome>>>,
+    // When the last Refresh press got its outcome, and which, for presses that share it.
+    last: Option<(Timestamp, SyncOutcome)>,
     cancel: CancellationToken,
     health: Option<Health>,
 }
@@ -166,6 +168,7 @@ impl SyncEngine {
                         source,
                         state,
                         flight: None,
+                        last: None,
                         cancel: CancellationToken::new(),
                         health: None,
                     },
@@ -255,6 +258,40 @@ impl SyncEngine {
         self.run(target, Mode::Now).await
     }
 
+    /// [`sync_now`](SyncEngine::sync_now) for presses of a Refresh button that may come
+    /// in bursts (or from a page that loops): a press while a run is in flight joins
+    /// it, as always, and a press within `floor` of the end of the target's last run
+    /// gets that run's outcome instead of starting another.
+    pub(crate) async fn sync_now_coalesced(
+        &self,
+        target: &SyncTarget,
+        floor: std::time::Duration,
+    ) -> Result<SyncOutcome> {
+        {
+            let targets = lock(&self.inner.targets);
+            let entry = targets.get(target).ok_or_else(|| not_registered(target))?;
+            if let (None, Some((ended, outcome))) = (&entry.flight, &entry.last) {
+                if self.now().duration_since(*ended) < floor {
+                    return Ok(outcome.clone());
+                }
+            }
+        }
+        let outcome = self.run(target, Mode::Now).await?;
+        if let Some(entry) = lock(&self.inner.targets).get_mut(target) {
+            entry.last = Some((self.now(), outcome.clone()));
+        }
+        Ok(outcome)
+    }
+
+    /// `sync_if_due` for `targets`, concurrently.
+    pub(crate) async fn trigger_some(
+        &self,
+        targets: Vec<SyncTarget>,
+        trigger: Trigger,
+    ) -> Vec<(SyncTarget, SyncOutcome)> {
+        self.run_each(targets, Mode::IfDue(trigger)).await
+    }
+
     /// `sync_if_due` for every registered target, concurrently; for window focus,
     /// network back and wake-up.
     pub async fn trigger_all(&self, trigger: Trigger) -> Vec<(SyncTarget, SyncOutcome)> {
@@ -264,13 +301,18 @@ impl SyncEngine {
     /// Every key stored under `acct.<connector>.<account>.`: what
     /// [`disconnect`](SyncEngine::disconnect) removes.
     pub fn stored_keys(&self, connector: &str, account: &str) -> Result<Vec<String>> {
+        SyncTarget::check_account(connector, account)?;
         let prefix = SyncTarget::account_prefix(connector, account);
         self.inner.db.read(|conn| kv::keys(conn, &prefix))
     }
 
     /// Removes everything stored under `acct.<connector>.<account>.`, unregisters the
     /// account's targets and cancels their runs in flight. Returns how many keys went.
+    ///
+    /// Both names are checked as a target's parts are (1 to 128 bytes, no `.` or `/`),
+    /// so one account never reaches another's keys.
     pub fn disconnect(&self, connector: &str, account: &str) -> Result<u64> {
+        SyncTarget::check_account(connector, account)?;
         {
             let mut targets = lock(&self.inner.targets);
             targets.retain(|target, entry| {

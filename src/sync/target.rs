@@ -66,19 +66,21 @@ impl SyncTarget {
     }
 
     pub(crate) fn check(&self) -> Result<()> {
-        for (what, part) in [
-            ("connector", &self.connector),
-            ("account", &self.account),
-            ("name", &self.name),
-        ] {
-            if part.is_empty() || part.len() > 128 || part.contains(['.', '/']) {
-                return Err(Error::invalid_argument(
-                    "target",
-                    format!("{what} {part:?} must be 1 to 128 bytes without '.' or '/'"),
-                ));
-            }
-        }
-        Ok(())
+        check_parts(
+            "target",
+            [
+                ("connector", self.connector.as_str()),
+                ("account", self.account.as_str()),
+                ("name", self.name.as_str()),
+            ],
+        )
+    }
+
+    /// Checks a connector and an account as a target's parts are checked: 1 to 128
+    /// bytes without `.` or `/`, so that the account's keys are its own and no other
+    /// account's (`me.sync` would reach into the keys of account `me`).
+    pub fn check_account(connector: &str, account: &str) -> Result<()> {
+        check_parts("account", [("connector", connector), ("account", account)])
     }
 
     /// The prefix of every key the account owns.
@@ -94,6 +96,21 @@ impl SyncTarget {
             self.name
         )
     }
+}
+
+fn check_parts<'a>(
+    argument: &'static str,
+    parts: impl IntoIterator<Item = (&'static str, &'a str)>,
+) -> Result<()> {
+    for (what, part) in parts {
+        if part.is_empty() || part.len() > 128 || part.contains(['.', '/']) {
+            return Err(Error::invalid_argument(
+                argument,
+                format!("{what} {part:?} must be 1 to 128 bytes without '.' or '/'"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 impl fmt::Display for SyncTarget {

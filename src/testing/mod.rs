@@ -11,7 +11,8 @@
 //! events and [`history`](Backend::history) are there to assert on.
 //!
 //! With the `testing` feature, `testing::MockApp` puts the plugin itself in a mock
-//! Tauri app with the permissions a test names, to test commands and capabilities.
+//! Tauri app, with one window or several and the capability of each, to test commands,
+//! capabilities and scopes, and what each window hears on its channels.
 //!
 //! ```
 //! use std::time::Duration;
@@ -37,7 +38,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 #[cfg(feature = "testing")]
-pub use app::MockApp;
+pub use app::{Frozen, MockApp, MockChannel};
 
 use crate::bus::{Event, EventBus, JobStateChanged};
 use crate::clock::{FakeClock, Timestamp};

@@ -164,6 +164,19 @@ await test("durable jobs run with live states", browser, async () => {
   await until(browser, "a job to succeed", async () => (await text(browser, "jobs")).includes("succeeded"), 30_000);
 });
 
+await test("after more reloads than a webview may hold subscriptions, the page still hears every change", browser, async () => {
+  // Each page subscribes once; a new page ends the old page's subscriptions, or the
+  // seventeenth would be refused.
+  for (let reload = 0; reload < 18; reload++) {
+    await browser.refresh();
+    await until(browser, `the page ready after reload ${reload + 1}`, async () =>
+      (await browser.execute(() => document.body.dataset.ready)) === "true",
+    );
+  }
+  const id = await enqueueWith(browser, "enqueue-urgent");
+  await until(browser, "the job to succeed, live", async () => (await statusOf(browser, id)) === "succeeded", 30_000);
+});
+
 await test("a durable job's progress bar moves and reaches 100 %", browser, async () => {
   await enqueueWith(browser, "enqueue");
   const id = await enqueueWith(browser, "enqueue-urgent");

@@ -272,7 +272,9 @@ await onJobsEvent((event, dropped) => {
   if (event.type === "jobProgress" && event.percent !== null) {
     // Straight onto the row's bar: no reload for a progress event.
     percents.set(event.id, event.percent);
-    const bar = document.querySelector<HTMLProgressElement>(`#jobs tr[data-id="${event.id}"] progress`);
+    // The row is found by comparing its id: data never becomes a selector.
+    const row = Array.from(document.querySelectorAll<HTMLElement>("#jobs tr")).find((tr) => tr.dataset.id === String(event.id));
+    const bar = row?.querySelector<HTMLProgressElement>("progress");
     if (bar) bar.value = event.percent;
   }
   if (event.type === "scheduleChanged") void renderSchedule();

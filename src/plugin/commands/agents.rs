@@ -1,0 +1,162 @@
+//! External agents over IPC (their own permission set, never in the default one):
+//! enqueue, claim, heartbeat, complete, fail. Their leases belong to `agent:<name>`
+//! and carry the secret handed out with the claim; a job outside the window's scope
+//! is a lost lease, checked in the transaction that writes.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use tauri::State;
+
+use super::durable::enqueue_as;
+use super::{
+    blocking, invalid, CommandResult, MAX_AGENT_CLAIM, MAX_AGENT_KINDS, MAX_AGENT_NAME_BYTES,
+};
+use crate::model::JobProgressValue;
+use crate::plugin::models::{AgentClaimArgs, AgentFinished, EnqueueArgs};
+use crate::plugin::scope::{ReadableKinds, Scope};
+use crate::plugin::Jobs;
+use crate::queue::{
+    Actor, ClaimRequest, ClaimedJob, Enqueued, Heartbeat, JobFailure, Lease, Outcome, MAX_LEASE,
+};
+
+const AGENT_PREFIX: &str = "agent:";
+
+/// Refuses a lease that is not an agent's: a webview can never write for a job the
+/// app's runner holds.
+fn agents_own(lease: &Lease) -> CommandResult<()> {
+    if lease.worker.starts_with(AGENT_PREFIX) {
+        Ok(())
+    } else {
+        Err(invalid("lease", "is not an agent's lease"))
+    }
+}
+
+/// Enqueues a durable job on behalf of an external agent: as `enqueue`, with the
+/// actor `agent`.
+#[tauri::command]
+#[cfg_attr(feature = "specta", specta::specta)]
+pub async fn agent_enqueue(
+    jobs: State<'_, Jobs>,
+    scope: Scope,
+    reads: ReadableKinds,
+    kind: String,
+    payload: Value,
+    options: Option<EnqueueArgs>,
+) -> CommandResult<Enqueued> {
+    enqueue_as(&jobs, &scope, reads, kind, payload, options, Actor::Agent).await
+}
+
+/// Claims jobs for an external agent through the same protocol as the app's runner:
+/// caps, fencing and at-least-once hold exactly as for internal workers.
+#[tauri::command]
+#[cfg_attr(feature = "specta", specta::specta)]
+pub async fn agent_claim(
+    jobs: State<'_, Jobs>,
+    scope: Scope,
+    request: AgentClaimArgs,
+) -> CommandResult<Vec<ClaimedJob>> {
+    let name_bytes = request.agent.len();
+    if name_bytes == 0 || name_bytes > MAX_AGENT_NAME_BYTES {
+        return Err(invalid(
+            "request.agent",
+            format!("{name_bytes} bytes; an agent's name is 1 to {MAX_AGENT_NAME_BYTES}"),
+        ));
+    }
+    if request.kinds.len() > MAX_AGENT_KINDS {
+        return Err(invalid(
+            "request.kinds",
+            format!(
+                "{} kinds, more than the {MAX_AGENT_KINDS} one claim may name",
+                request.kinds.len()
+            ),
+        ));
+    }
+    for kind in &request.kinds {
+        scope.kind(kind)?;
+    }
+    let limits = request.limits.unwrap_or_default();
+    if limits.len() > MAX_AGENT_KINDS {
+        return Err(invalid(
+            "request.limits",
+            format!(
+                "{} caps, more than the {MAX_AGENT_KINDS} one claim may set",
+                limits.len()
+            ),
+        ));
+    }
+    let lease_ms = request.lease_ms.unwrap_or(30_000);
+    if lease_ms == 0 || u128::from(lease_ms) > MAX_LEASE.as_millis() {
+        return Err(invalid(
+            "request.leaseMs",
+            format!("{lease_ms} is not from 1 to {}", MAX_LEASE.as_millis()),
+        ));
+    }
+    let max_jobs = request.max_jobs.unwrap_or(1);
+    if !(1..=MAX_AGENT_CLAIM).contains(&max_jobs) {
+        return Err(invalid(
+            "request.maxJobs",
+            format!("{max_jobs} is not from 1 to {MAX_AGENT_CLAIM}"),
+        ));
+    }
+    let mut claim = ClaimRequest::new(format!("{AGENT_PREFIX}{}", request.agent), request.kinds)
+        .lease(Duration::from_millis(lease_ms))
+        .max_jobs(max_jobs);
+    claim.limits = limits;
+    let queue = jobs.queue.clone();
+    blocking(move || queue.claim(&claim)).await
+}
+
+/// Renews an agent's lease; with `progress`, stores and publishes how far it is.
+#[tauri::command]
+#[cfg_attr(feature = "specta", specta::specta)]
+pub async fn agent_heartbeat(
+    jobs: State<'_, Jobs>,
+    scope: Scope,
+    lease: Lease,
+    progress: Option<JobProgressValue>,
+) -> CommandResult<Heartbeat> {
+    agents_own(&lease)?;
+    let queue = jobs.queue.clone();
+    let progress = progress.map(|progress| (progress.done, progress.total));
+    blocking(move || queue.heartbeat_within(&lease, scope.kinds(), progress)).await
+}
+
+/// Records an agent's success; the result is checked against the kind's schema.
+#[tauri::command]
+#[cfg_attr(feature = "specta", specta::specta)]
+pub async fn agent_complete(
+    jobs: State<'_, Jobs>,
+    scope: Scope,
+    lease: Lease,
+    result: Value,
+) -> CommandResult<AgentFinished> {
+    agents_own(&lease)?;
+    let result = (!result.is_null()).then_some(result);
+    let queue = jobs.queue.clone();
+    blocking(move || queue.finish_within(&lease, Outcome::Succeeded(result), scope.kinds()))
+        .await
+        .map(AgentFinished::from)
+}
+
+/// Records an agent's failed attempt.
+#[tauri::command]
+#[cfg_attr(feature = "specta", specta::specta)]
+pub async fn agent_fail(
+    jobs: State<'_, Jobs>,
+    scope: Scope,
+    lease: Lease,
+    error: String,
+    permanent: bool,
+) -> CommandResult<AgentFinished> {
+    agents_own(&lease)?;
+    let failure = if permanent {
+        JobFailure::permanent(error)
+    } else {
+        JobFailure::retryable(error)
+    };
+    let queue = jobs.queue.clone();
+    blocking(move || queue.finish_within(&lease, Outcome::Failed(failure), scope.kinds()))
+        .await
+        .map(AgentFinished::from)
+}

@@ -1,0 +1,174 @@
+//! Durable jobs: enqueue, read, count, cancel (a local job too), prune.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use tauri::State;
+
+use super::{
+    blocking, invalid, millis, CommandResult, MAX_ATTEMPTS, MAX_DELAY, WEBVIEW_PRIORITIES,
+};
+use crate::plugin::error::{CommandError, ErrorCode};
+use crate::plugin::models::{CancelResult, EnqueueArgs, JobRef};
+use crate::plugin::scope::{ReadableKinds, Scope};
+use crate::plugin::Jobs;
+use crate::queue::{
+    Actor, CancelOutcome, EnqueueOptions, Enqueued, Job, JobFilter, JobId, KindCount, NewJob,
+    Priority,
+};
+
+/// Enqueues a durable job on behalf of the user.
+#[tauri::command]
+#[cfg_attr(feature = "specta", specta::specta)]
+pub async fn enqueue(
+    jobs: State<'_, Jobs>,
+    scope: Scope,
+    reads: ReadableKinds,
+    kind: String,
+    payload: Value,
+    options: Option<EnqueueArgs>,
+) -> CommandResult<Enqueued> {
+    enqueue_as(&jobs, &scope, reads, kind, payload, options, Actor::User).await
+}
+
+/// Enqueues for `actor` what a window asked: the kind in its scope, the options in
+/// their bounds, a parent the window may read (checked in the transaction).
+pub(super) async fn enqueue_as(
+    jobs: &Jobs,
+    scope: &Scope,
+    reads: ReadableKinds,
+    kind: String,
+    payload: Value,
+    options: Option<EnqueueArgs>,
+    actor: Actor,
+) -> CommandResult<Enqueued> {
+    scope.kind(&kind)?;
+    let options = enqueue_options(options.unwrap_or_default(), actor)?;
+    let queue = jobs.queue.clone();
+    blocking(move || {
+        let job = NewJob::new(kind, payload).options(options);
+        let mut done = queue.enqueue_batch_within([job], Some(&reads.0))?;
+        Ok(done.remove(0))
+    })
+    .await
+}
+
+/// The queue's options for what the webview asked, on behalf of `actor`.
+fn enqueue_options(args: EnqueueArgs, actor: Actor) -> CommandResult<EnqueueOptions> {
+    let priority = args.priority.unwrap_or(Priority::INGEST.0);
+    if !WEBVIEW_PRIORITIES.contains(&priority) {
+        return Err(invalid(
+            "options.priority",
+            format!(
+                "{priority} is not from {} to {}",
+                WEBVIEW_PRIORITIES.start(),
+                WEBVIEW_PRIORITIES.end()
+            ),
+        ));
+    }
+    if let Some(attempts) = args.max_attempts {
+        if !(1..=MAX_ATTEMPTS).contains(&attempts) {
+            return Err(invalid(
+                "options.maxAttempts",
+                format!("{attempts} is not from 1 to {MAX_ATTEMPTS}"),
+            ));
+        }
+    }
+    let mut options = EnqueueOptions::new()
+        .priority(Priority(priority))
+        .actor(actor);
+    options.dedupe_key = args.dedupe_key;
+    options.max_attempts = args.max_attempts;
+    options.parent = args.parent;
+    if let Some(delay) = args.delay_ms {
+        options.delay = Some(millis("options.delayMs", delay, MAX_DELAY)?);
+    }
+    Ok(options)
+}
+
+/// One durable job.
+#[tauri::command]
+#[cfg_attr(feature = "specta", specta::specta)]
+pub async fn get_job(jobs: State<'_, Jobs>, scope: Scope, id: JobId) -> CommandResult<Option<Job>> {
+    let queue = jobs.queue.clone();
+    let job = blocking(move || queue.get(id)).await?;
+    // A job of a kind outside the scope is not there, for this window.
+    Ok(job.filter(|job| scope.allows_kind(&job.kind)))
+}
+
+/// A page of durable jobs, newest first.
+#[tauri::command]
+#[cfg_attr(feature = "specta", specta::specta)]
+pub async fn list_jobs(
+    jobs: State<'_, Jobs>,
+    scope: Scope,
+    filter: Option<JobFilter>,
+) -> CommandResult<Vec<Job>> {
+    let queue = jobs.queue.clone();
+    let kinds = scope.kinds().clone();
+    blocking(move || queue.list_matching(&filter.unwrap_or_default(), &kinds)).await
+}
+
+/// Durable job counts by kind and status.
+#[tauri::command]
+#[cfg_attr(feature = "specta", specta::specta)]
+pub async fn job_counts(jobs: State<'_, Jobs>, scope: Scope) -> CommandResult<Vec<KindCount>> {
+    let queue = jobs.queue.clone();
+    let mut counts = blocking(move || queue.counts()).await?;
+    counts.retain(|count| scope.allows_kind(&count.kind));
+    Ok(counts)
+}
+
+/// Cancels a durable or local job.
+#[tauri::command]
+#[cfg_attr(feature = "specta", specta::specta)]
+pub async fn cancel(
+    jobs: State<'_, Jobs>,
+    scope: Scope,
+    job: JobRef,
+) -> CommandResult<CancelResult> {
+    match job {
+        JobRef::Durable(id) => {
+            let queue = jobs.queue.clone();
+            // The kind, as stored, is checked in the transaction that cancels.
+            let cancelled = blocking(move || queue.cancel_within(id, Some(scope.kinds()))).await?;
+            Ok(match cancelled {
+                CancelOutcome::Cancelled => CancelResult::Cancelled,
+                CancelOutcome::Requested => CancelResult::Requested,
+                _ => CancelResult::AlreadyFinished,
+            })
+        }
+        JobRef::Local(id) => {
+            let record = jobs
+                .local
+                .get(id)
+                .filter(|record| scope.allows_local_kind(&record.kind));
+            let Some(_) = record else {
+                // Another kind's job answers as a missing one.
+                return Err(CommandError::new(
+                    ErrorCode::NotFound,
+                    format!("no local job {id}"),
+                ));
+            };
+            // A local job's kind never changes: the check above holds for the cancel.
+            Ok(if jobs.local.cancel(id) {
+                CancelResult::Requested
+            } else {
+                CancelResult::AlreadyFinished
+            })
+        }
+    }
+}
+
+/// Deletes finished durable jobs older than `olderThanMs`.
+#[tauri::command]
+#[cfg_attr(feature = "specta", specta::specta)]
+pub async fn prune_jobs(
+    jobs: State<'_, Jobs>,
+    scope: Scope,
+    older_than_ms: u64,
+) -> CommandResult<u64> {
+    scope.every_kind("deleting finished jobs")?;
+    let queue = jobs.queue.clone();
+    blocking(move || queue.prune(Duration::from_millis(older_than_ms))).await
+}

@@ -1,0 +1,103 @@
+//! The IPC commands, a file per family: durable jobs, local jobs, sync, schedules,
+//! the admin actions, external agents and event subscriptions. Each is async and does
+//! its SQLite work off the async threads; none can panic the app: every failure is a
+//! [`CommandError`].
+//!
+//! Wrong or missing arguments are refused by Tauri before a command runs, with a
+//! message naming the argument (`invalid args `kind` for command `enqueue``); values
+//! that parse but make no sense, or lie outside the bounds below, are refused here
+//! with `invalidArgument`, naming the argument too. Nothing a window sends (an id, a
+//! lease, a length, a nested value) is trusted beyond what the database says.
+//!
+//! Every command takes the calling window's [`Scope`](super::Scope): what it names
+//! outside the scope is refused (`forbidden`) before any work; a stored row it points
+//! at (a job, a schedule) is checked in the transaction that acts on it and, outside
+//! the scope, answers exactly as a missing one (`notFound`). See
+//! [`limits`](super::limits) for what one window may hold at once.
+
+use std::ops::RangeInclusive;
+use std::time::Duration;
+
+use super::error::{CommandError, ErrorCode};
+
+pub(super) mod admin;
+pub(super) mod agents;
+pub(super) mod durable;
+pub(super) mod events;
+pub(super) mod local;
+pub(super) mod schedules;
+pub(super) mod sync;
+
+pub use super::models::{
+    AgentClaimArgs, AgentFinished, CancelResult, EnqueueArgs, JobRef, SyncStatus,
+};
+pub use admin::{delete_job, pause_kind, resume_kind, retry_job};
+pub use agents::{agent_claim, agent_complete, agent_enqueue, agent_fail, agent_heartbeat};
+pub use durable::{cancel, enqueue, get_job, job_counts, list_jobs, prune_jobs};
+pub use events::{subscribe, unsubscribe};
+pub use local::{get_local_job, list_local_jobs, run_local, spawn_awaitable, spawn_local};
+pub use schedules::{
+    list_schedules, pause_schedule, paused_kinds, resume_schedule, run_schedule_now,
+};
+pub use sync::{disconnect_account, network_hint, sync_if_due, sync_now, sync_status};
+
+// ===== bounds on what a window sends =====
+
+/// The longest delay a window may ask for (`options.delayMs`): one year.
+pub const MAX_DELAY: Duration = Duration::from_secs(366 * 24 * 3600);
+/// The priorities a window may ask for: from 0 to [`Priority::USER`](crate::queue::Priority::USER).
+/// The app's own Rust code may use any; a window cannot outrank the app's urgent work.
+pub const WEBVIEW_PRIORITIES: RangeInclusive<i32> = 0..=100;
+/// The most attempts a window may ask for (`options.maxAttempts`).
+pub const MAX_ATTEMPTS: u32 = 100;
+/// The most jobs one `agent_claim` may take.
+pub const MAX_AGENT_CLAIM: u32 = 100;
+/// The most kinds one `agent_claim` may name.
+pub const MAX_AGENT_KINDS: usize = 64;
+/// The longest agent name, in bytes.
+pub const MAX_AGENT_NAME_BYTES: usize = 128;
+
+type CommandResult<T> = Result<T, CommandError>;
+
+/// Runs blocking work on the blocking pool.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> crate::Result<T> + Send + 'static,
+) -> CommandResult<T> {
+    tauri::async_runtime::spawn_blocking(work)
+        .await
+        .map_err(|error| {
+            CommandError::new(
+                ErrorCode::Database,
+                format!("a database task stopped: {error}"),
+            )
+        })?
+        .map_err(CommandError::from)
+}
+
+fn invalid(argument: &str, reason: impl std::fmt::Display) -> CommandError {
+    CommandError::new(
+        ErrorCode::InvalidArgument,
+        format!("invalid argument `{argument}`: {reason}"),
+    )
+}
+
+/// A number of milliseconds from 0 to `max`, as a duration; `argument` names it.
+fn millis(argument: &str, ms: f64, max: Duration) -> CommandResult<Duration> {
+    if !ms.is_finite() || ms < 0.0 {
+        return Err(invalid(
+            argument,
+            format!("{ms} is not a number of milliseconds"),
+        ));
+    }
+    if ms > max.as_millis() as f64 {
+        return Err(invalid(
+            argument,
+            format!(
+                "{ms} ms is longer than the most allowed, {} ms",
+                max.as_millis()
+            ),
+        ));
+    }
+    // In range, so this cannot overflow.
+    Ok(Duration::from_secs_f64(ms / 1000.0))
+}
