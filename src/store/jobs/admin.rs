@@ -1,0 +1,187 @@
+//! What an operator does to one job (run it again, delete it, cancel it), each
+//! within the caller's reach, and pruning finished jobs.
+
+use rusqlite::{params, OptionalExtension, Transaction};
+
+use crate::clock::Timestamp;
+use crate::error::Result;
+use crate::model::{JobId, JobStatus, Patterns};
+
+use super::{status_from, tally, within};
+
+/// What cancelling found.
+pub(crate) enum CancelFound {
+    Cancelled(String, u32),
+    Requested,
+    Finished(JobStatus),
+    Missing,
+}
+
+/// What retrying a job found.
+pub(crate) enum RetryFound {
+    /// A failed job, queued again now; its kind and attempts.
+    Requeued(String, u32),
+    /// A queued job waiting out a backoff, due now; its kind and attempts.
+    Rescheduled(String, u32),
+    /// Already runnable; nothing changed.
+    AlreadyDue,
+    /// In a status it cannot be retried from.
+    Refused(JobStatus),
+    Missing,
+}
+
+/// Runs a job again now: a failed one goes back to the queue (with one attempt more
+/// than it has used, if it used them all), a queued one waiting out its backoff becomes
+/// runnable now.
+pub(crate) fn retry(
+    tx: &Transaction<'_>,
+    id: JobId,
+    now: Timestamp,
+    reach: Option<&Patterns>,
+) -> Result<RetryFound> {
+    let found: Option<(String, JobStatus, u32, i64)> = tx
+        .prepare_cached("SELECT kind, status, attempts, run_at FROM jobs WHERE id = ?1")?
+        .query_row([id.raw()], |r| {
+            Ok((r.get(0)?, status_from(r, 1)?, r.get(2)?, r.get(3)?))
+        })
+        .optional()?;
+    let Some((kind, status, attempts, run_at)) = found.filter(|(kind, ..)| within(reach, kind))
+    else {
+        return Ok(RetryFound::Missing);
+    };
+    match status {
+        JobStatus::Failed => {
+            tx.prepare_cached(
+                "UPDATE jobs SET status = 'queued', run_at = ?2, finished_at = NULL, \
+                 max_attempts = max(max_attempts, attempts + 1), updated_at = ?2 WHERE id = ?1",
+            )?
+            .execute(params![id.raw(), now.as_millis()])?;
+            tally(tx, &kind, JobStatus::Failed, -1)?;
+            Ok(RetryFound::Requeued(kind, attempts))
+        }
+        JobStatus::Queued if run_at > now.as_millis() => {
+            tx.prepare_cached("UPDATE jobs SET run_at = ?2, updated_at = ?2 WHERE id = ?1")?
+                .execute(params![id.raw(), now.as_millis()])?;
+            Ok(RetryFound::Rescheduled(kind, attempts))
+        }
+        JobStatus::Queued => Ok(RetryFound::AlreadyDue),
+        other => Ok(RetryFound::Refused(other)),
+    }
+}
+
+/// Deletes a finished job; returns its kind, or what it found instead.
+pub(crate) fn delete_finished(
+    tx: &Transaction<'_>,
+    id: JobId,
+    reach: Option<&Patterns>,
+) -> Result<std::result::Result<String, Option<JobStatus>>> {
+    let found: Option<(String, JobStatus)> = tx
+        .prepare_cached("SELECT kind, status FROM jobs WHERE id = ?1")?
+        .query_row([id.raw()], |r| Ok((r.get(0)?, status_from(r, 1)?)))
+        .optional()?;
+    match found.filter(|(kind, _)| within(reach, kind)) {
+        None => Ok(Err(None)),
+        Some((kind, status)) if status.is_finished() => {
+            tx.prepare_cached("DELETE FROM jobs WHERE id = ?1")?
+                .execute([id.raw()])?;
+            tally(tx, &kind, status, -1)?;
+            Ok(Ok(kind))
+        }
+        Some((_, status)) => Ok(Err(Some(status))),
+    }
+}
+
+/// Cancels a queued job, or flags a running one.
+pub(crate) fn cancel(
+    tx: &Transaction<'_>,
+    id: JobId,
+    now: Timestamp,
+    reach: Option<&Patterns>,
+) -> Result<CancelFound> {
+    let found: Option<(String, JobStatus, u32)> = tx
+        .prepare_cached("SELECT kind, status, attempts FROM jobs WHERE id = ?1")?
+        .query_row([id.raw()], |r| {
+            Ok((r.get(0)?, status_from(r, 1)?, r.get(2)?))
+        })
+        .optional()?;
+    let Some((kind, status, attempts)) = found.filter(|(kind, ..)| within(reach, kind)) else {
+        return Ok(CancelFound::Missing);
+    };
+    match status {
+        JobStatus::Queued => {
+            tx.prepare_cached(
+                "UPDATE jobs SET status = 'cancelled', finished_at = ?2, updated_at = ?2 \
+                 WHERE id = ?1",
+            )?
+            .execute(params![id.raw(), now.as_millis()])?;
+            tally(tx, &kind, JobStatus::Cancelled, 1)?;
+            Ok(CancelFound::Cancelled(kind, attempts))
+        }
+        JobStatus::Running => {
+            tx.prepare_cached(
+                "UPDATE jobs SET cancel_requested = 1, updated_at = ?2 WHERE id = ?1",
+            )?
+            .execute(params![id.raw(), now.as_millis()])?;
+            Ok(CancelFound::Requested)
+        }
+        finished => Ok(CancelFound::Finished(finished)),
+    }
+}
+
+/// Deletes finished jobs that finished before `before`, reading jobs in id order after
+/// `after` and looking at no more than `batch` of them. Returns how many it deleted and
+/// where the next batch starts, or `None` once done.
+///
+/// There is no index on `finished_at` (a page write on every finish, for an hourly
+/// sweep). Ids grow with `created_at`, and a job finishes after it was created, so the
+/// read stops at the first job created at or after `before`: it reads the old jobs,
+/// which are mostly the ones to delete, and never the recent ones. Should the clock
+/// have stepped back, a job that is past the cutoff but sits after that point waits
+/// for a later sweep.
+pub(crate) fn prune(
+    tx: &Transaction<'_>,
+    before: Timestamp,
+    after: i64,
+    batch: u32,
+) -> Result<(u64, Option<i64>)> {
+    let before = before.as_millis();
+    let mut doomed = Vec::new();
+    // How many of each kind and status go, for `job_counts`.
+    let mut gone: Vec<(String, JobStatus, i64)> = Vec::new();
+    let mut next = None;
+    {
+        let mut statement = tx.prepare_cached(
+            "SELECT id, created_at, finished_at, kind, status FROM jobs WHERE id > ?1 ORDER BY id",
+        )?;
+        let mut rows = statement.query([after])?;
+        let mut read = 0;
+        while let Some(row) = rows.next()? {
+            let id: i64 = row.get(0)?;
+            if row.get::<_, i64>(1)? >= before {
+                break;
+            }
+            if row.get::<_, Option<i64>>(2)?.is_some_and(|at| at < before) {
+                doomed.push(id);
+                let status = status_from(row, 4)?;
+                let kind = row.get_ref(3)?.as_str().map_err(rusqlite::Error::from)?;
+                match gone.iter_mut().find(|(k, s, _)| k == kind && *s == status) {
+                    Some((_, _, n)) => *n += 1,
+                    None => gone.push((kind.to_owned(), status, 1)),
+                }
+            }
+            read += 1;
+            if read == batch {
+                next = Some(id);
+                break;
+            }
+        }
+    }
+    let mut delete = tx.prepare_cached("DELETE FROM jobs WHERE id = ?1")?;
+    for id in &doomed {
+        delete.execute([id])?;
+    }
+    for (kind, status, n) in gone {
+        tally(tx, &kind, status, -n)?;
+    }
+    Ok((doomed.len() as u64, next))
+}

@@ -1,0 +1,187 @@
+//! A running attempt's writes, each fenced by job id, worker, attempt and the lease
+//! secret: reading it through the fence, progress, renewal, and how it ends.
+
+use rusqlite::{params, OptionalExtension, Transaction};
+
+use crate::clock::Timestamp;
+use crate::error::Result;
+use crate::model::{JobId, JobStatus};
+
+use super::tally;
+
+/// The fenced identity of a running attempt: who holds it, which attempt, and the
+/// secret handed out with the claim.
+pub(crate) struct Fence<'a> {
+    pub id: JobId,
+    pub worker: &'a str,
+    pub attempt: u32,
+    pub token: i64,
+}
+
+/// A running attempt as seen through its fence.
+pub(crate) struct Attempt {
+    pub kind: String,
+    pub max_attempts: u32,
+    pub cancel_requested: bool,
+}
+
+/// Reads a running attempt through its fence; `None` when the fence no longer holds.
+pub(crate) fn fenced(tx: &Transaction<'_>, fence: &Fence<'_>) -> Result<Option<Attempt>> {
+    Ok(tx
+        .prepare_cached(
+            "SELECT kind, max_attempts, cancel_requested FROM jobs \
+             WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3 \
+             AND lease_token = ?4",
+        )?
+        .query_row(
+            params![fence.id.raw(), fence.worker, fence.attempt, fence.token],
+            |r| {
+                Ok(Attempt {
+                    kind: r.get(0)?,
+                    max_attempts: r.get(1)?,
+                    cancel_requested: r.get(2)?,
+                })
+            },
+        )
+        .optional()?)
+}
+
+/// Stores a running attempt's progress, fenced; returns whether the fence held.
+pub(crate) fn set_progress(
+    tx: &Transaction<'_>,
+    fence: &Fence<'_>,
+    done: u64,
+    total: Option<u64>,
+) -> Result<bool> {
+    let clamp = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+    Ok(tx
+        .prepare_cached(
+            "UPDATE jobs SET progress_done = ?4, progress_total = ?5 \
+             WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3 \
+             AND lease_token = ?6",
+        )?
+        .execute(params![
+            fence.id.raw(),
+            fence.worker,
+            fence.attempt,
+            clamp(done),
+            total.map(clamp),
+            fence.token
+        ])?
+        == 1)
+}
+
+/// Extends a lease; returns whether cancellation was asked for, or `None` when the
+/// fence no longer holds.
+pub(crate) fn renew(
+    tx: &Transaction<'_>,
+    fence: &Fence<'_>,
+    expires_at: Timestamp,
+    now: Timestamp,
+) -> Result<Option<bool>> {
+    let changed = tx
+        .prepare_cached(
+            "UPDATE jobs SET lease_expires_at = ?4, updated_at = ?5 \
+             WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3 \
+             AND lease_token = ?6",
+        )?
+        .execute(params![
+            fence.id.raw(),
+            fence.worker,
+            fence.attempt,
+            expires_at.as_millis(),
+            now.as_millis(),
+            fence.token
+        ])?;
+    if changed == 0 {
+        return Ok(None);
+    }
+    Ok(Some(
+        tx.prepare_cached("SELECT cancel_requested FROM jobs WHERE id = ?1")?
+            .query_row([fence.id.raw()], |r| r.get(0))?,
+    ))
+}
+
+/// How a fenced running job leaves the running state.
+pub(crate) enum Exit<'a> {
+    Succeeded {
+        result: Option<&'a str>,
+    },
+    Failed {
+        error: &'a str,
+    },
+    Retry {
+        error: &'a str,
+        at: Timestamp,
+    },
+    Cancelled,
+    /// Back to the queue, the attempt not counted.
+    Requeued,
+}
+
+/// Moves a running job out of `running`, fenced. Returns `false` when the fence no
+/// longer holds and nothing changed.
+pub(crate) fn exit_running(
+    tx: &Transaction<'_>,
+    fence: &Fence<'_>,
+    kind: &str,
+    exit: &Exit<'_>,
+    now: Timestamp,
+) -> Result<bool> {
+    // ?1 id, ?2 worker, ?3 attempt, ?4 now, ?5 token; ?6 and ?7 as each statement says.
+    macro_rules! fenced_update {
+        ($set:literal) => {
+            concat!(
+                "UPDATE jobs SET ",
+                $set,
+                ", lease_owner = NULL, lease_expires_at = NULL, lease_token = NULL, \
+                 updated_at = ?4 \
+                 WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3 \
+                 AND lease_token = ?5"
+            )
+        };
+    }
+    let id = fence.id.raw();
+    let (worker, attempt, now, token) = (fence.worker, fence.attempt, now.as_millis(), fence.token);
+    let changed = match exit {
+        Exit::Succeeded { result } => tx
+            .prepare_cached(fenced_update!(
+                "status = 'succeeded', result = ?6, finished_at = ?4"
+            ))?
+            .execute(params![id, worker, attempt, now, token, result])?,
+        Exit::Failed { error } => tx
+            .prepare_cached(fenced_update!(
+                "status = 'failed', last_error = ?6, finished_at = ?4"
+            ))?
+            .execute(params![id, worker, attempt, now, token, error])?,
+        Exit::Retry { error, at } => tx
+            .prepare_cached(fenced_update!(
+                "status = 'queued', last_error = ?6, run_at = ?7"
+            ))?
+            .execute(params![
+                id,
+                worker,
+                attempt,
+                now,
+                token,
+                error,
+                at.as_millis()
+            ])?,
+        Exit::Cancelled => tx
+            .prepare_cached(fenced_update!("status = 'cancelled', finished_at = ?4"))?
+            .execute(params![id, worker, attempt, now, token])?,
+        Exit::Requeued => tx
+            .prepare_cached(fenced_update!("status = 'queued', attempts = attempts - 1"))?
+            .execute(params![id, worker, attempt, now, token])?,
+    };
+    let finished = match exit {
+        Exit::Succeeded { .. } => Some(JobStatus::Succeeded),
+        Exit::Failed { .. } => Some(JobStatus::Failed),
+        Exit::Cancelled => Some(JobStatus::Cancelled),
+        Exit::Retry { .. } | Exit::Requeued => None,
+    };
+    if let (1, Some(status)) = (changed, finished) {
+        tally(tx, kind, status, 1)?;
+    }
+    Ok(changed == 1)
+}

@@ -1,0 +1,78 @@
+//! SQL for the `jobs` table, a file per family of statements: inserting (`insert`),
+//! claiming (`claim`), a running attempt's fenced writes (`attempt`), what an operator
+//! does to one job (`admin`), the settings of a kind (`kinds`) and reading (`read`).
+//! The queue decides; these modules only read and write rows.
+
+/// The columns of a [`Job`](crate::model::Job), in the order `read::job_from_row` reads them. A macro, so
+/// that the statements built from it are constants: hot statements are looked up in
+/// the statement cache by their text, and formatting that text on every call was a
+/// measurable share of a claim.
+macro_rules! job_columns {
+    () => {
+        "id, kind, payload, status, priority, run_at, attempts, max_attempts, \
+         lease_owner, lease_expires_at, cancel_requested, dedupe_key, last_error, result, \
+         parent_id, actor, created_at, updated_at, finished_at, started_at, timeout_ms, \
+         progress_done, progress_total"
+    };
+}
+
+mod admin;
+mod attempt;
+mod claim;
+mod insert;
+mod kinds;
+mod read;
+
+pub(crate) use admin::*;
+pub(crate) use attempt::*;
+pub(crate) use claim::*;
+pub(crate) use insert::*;
+pub(crate) use kinds::*;
+pub(crate) use read::*;
+
+use rusqlite::{params, Row, Transaction};
+
+use crate::error::Result;
+use crate::model::{JobId, JobStatus, Patterns};
+
+const JOB_COLUMNS: &str = job_columns!();
+
+/// A state change made by a statement, for the event it becomes.
+#[derive(Debug, Clone)]
+pub(crate) struct Change {
+    pub id: JobId,
+    pub kind: String,
+    pub from: Option<JobStatus>,
+    pub to: JobStatus,
+    pub attempt: u32,
+}
+
+/// Keeps `job_counts` in step, in the transaction that moved the jobs: `delta` jobs of
+/// `kind` entered (positive) or left (negative) the finished `status`. Queued and
+/// running jobs are not tallied (they are counted from their index).
+pub(crate) fn tally(tx: &Transaction<'_>, kind: &str, status: JobStatus, delta: i64) -> Result<()> {
+    if status.is_finished() && delta != 0 {
+        tx.prepare_cached(
+            "INSERT INTO job_counts (kind, status, n) VALUES (?1, ?2, ?3) \
+             ON CONFLICT (kind, status) DO UPDATE SET n = n + excluded.n",
+        )?
+        .execute(params![kind, status.as_str(), delta])?;
+    }
+    Ok(())
+}
+
+/// Whether a row of `kind` is within `reach`: the kinds a scoped caller may touch,
+/// read in the same transaction as the write that follows. `None` reaches every kind.
+/// A row outside it is treated exactly as a missing one.
+pub(crate) fn within(reach: Option<&Patterns>, kind: &str) -> bool {
+    reach.is_none_or(|patterns| patterns.allows(kind))
+}
+
+fn status_from(row: &Row<'_>, index: usize) -> rusqlite::Result<JobStatus> {
+    let text = row.get_ref(index)?.as_str().map_err(|error| {
+        rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, error.into())
+    })?;
+    text.parse().map_err(|reason: String| {
+        rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, reason.into())
+    })
+}

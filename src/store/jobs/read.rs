@@ -1,0 +1,238 @@
+//! Reading jobs: one, a page (scoped, bounded in rows and bytes), counts, and a row
+//! read back into a [`Job`].
+
+use rusqlite::{Connection, OptionalExtension, Row};
+use serde_json::Value;
+
+use crate::clock::Timestamp;
+use crate::error::{Error, Result};
+use crate::model::{
+    sanitize_error, to_sql_glob, Actor, Job, JobFilter, JobId, JobProgressValue, JobStatus,
+    KindCount, Patterns, Priority,
+};
+
+use super::{status_from, JOB_COLUMNS};
+
+/// A job's kind, if the job exists.
+pub(crate) fn kind_of(conn: &Connection, id: JobId) -> Result<Option<String>> {
+    Ok(conn
+        .prepare_cached("SELECT kind FROM jobs WHERE id = ?1")?
+        .query_row([id.raw()], |r| r.get(0))
+        .optional()?)
+}
+
+/// One job by id; a row with unreadable JSON comes back marked `unreadable`.
+pub(crate) fn get(conn: &Connection, id: JobId) -> Result<Option<Job>> {
+    Ok(read_one(conn, id)?.map(|(job, _)| job))
+}
+
+/// One job by id, and why its JSON could not be read, if it could not.
+pub(super) fn read_one(conn: &Connection, id: JobId) -> Result<Option<(Job, Option<Error>)>> {
+    Ok(conn
+        .prepare_cached(concat!(
+            "SELECT ",
+            job_columns!(),
+            " FROM jobs WHERE id = ?1"
+        ))?
+        .query_row([id.raw()], job_from_row)
+        .optional()?)
+}
+
+/// A page of jobs, newest first, of the kinds `kinds` allows, ending early (after
+/// at least one job) once the payloads and results read pass `budget` bytes.
+///
+/// The statement names only the filters that are set, so SQLite can pick an index:
+/// failed and cancelled jobs come from `jobs_ended_badly`, queued and running ones
+/// from `jobs_active`, a parent's pieces from `jobs_parent`; anything else reads the
+/// table newest first until the page is full. A status is written into the SQL as a
+/// constant (it is one of five words) so the planner can match a partial index.
+pub(crate) fn list(
+    conn: &Connection,
+    filter: &JobFilter,
+    limit: u32,
+    kinds: &Patterns,
+    budget: usize,
+) -> Result<Vec<Job>> {
+    if kinds.allow.is_empty() {
+        // Fails closed: no allowed kind, no job.
+        return Ok(Vec::new());
+    }
+    let parent = filter.parent.map(JobId::raw);
+    let before = filter.before.map(JobId::raw);
+    let actor = filter.actor.map(Actor::as_str);
+    let mut params: Vec<(String, &dyn rusqlite::ToSql)> = vec![(":limit".into(), &limit)];
+    let mut terms: Vec<String> = Vec::new();
+    let mut index = "";
+    if let Some(status) = filter.status {
+        terms.push(format!("status = '{}'", status.as_str()));
+        index = match status {
+            JobStatus::Queued | JobStatus::Running => " INDEXED BY jobs_active",
+            JobStatus::Failed | JobStatus::Cancelled => " INDEXED BY jobs_ended_badly",
+            JobStatus::Succeeded => "",
+        };
+    }
+    if let Some(kind) = &filter.kind {
+        terms.push("kind = :kind".into());
+        params.push((":kind".into(), kind));
+    }
+    if let Some(parent) = &parent {
+        terms.push("parent_id = :parent".into());
+        params.push((":parent".into(), parent));
+    }
+    if let Some(actor) = &actor {
+        terms.push("actor = :actor".into());
+        params.push((":actor".into(), actor));
+    }
+    if let Some(before) = &before {
+        terms.push("id < :before".into());
+        params.push((":before".into(), before));
+    }
+    // Patterns become GLOBs; an unscoped list (`*` allowed) names none.
+    let allow: Vec<String> = if kinds.allows_any() {
+        Vec::new()
+    } else {
+        kinds.allow.iter().map(|p| to_sql_glob(p)).collect()
+    };
+    let deny: Vec<String> = kinds.deny.iter().map(|p| to_sql_glob(p)).collect();
+    for (negate, globs, prefix) in [("", &allow, ":a"), ("NOT ", &deny, ":d")] {
+        if globs.is_empty() {
+            continue;
+        }
+        let mut any = Vec::new();
+        for (index, glob) in globs.iter().enumerate() {
+            let name = format!("{prefix}{index}");
+            any.push(format!("kind GLOB {name}"));
+            params.push((name, glob));
+        }
+        terms.push(format!("{negate}({})", any.join(" OR ")));
+    }
+    let filters = if terms.is_empty() {
+        String::new()
+    } else {
+        format!(" WHERE {}", terms.join(" AND "))
+    };
+    // A parent's pieces are few: their index beats reading the table newest first.
+    if parent.is_some() && index.is_empty() {
+        index = " INDEXED BY jobs_parent";
+    }
+    let sql =
+        format!("SELECT {JOB_COLUMNS} FROM jobs{index}{filters} ORDER BY id DESC LIMIT :limit");
+    let named: Vec<(&str, &dyn rusqlite::ToSql)> = params
+        .iter()
+        .map(|(name, value)| (name.as_str(), *value))
+        .collect();
+    // Not cached: a filter's many combinations would push the claim's statements out.
+    let mut statement = conn.prepare(&sql)?;
+    let mut rows = statement.query(named.as_slice())?;
+    let (mut page, mut bytes) = (Vec::new(), 0usize);
+    while let Some(row) = rows.next()? {
+        // Sized from the stored text, before anything is parsed.
+        let size = text_len(row, 2)? + text_len(row, 13)?;
+        if !page.is_empty() && bytes.saturating_add(size) > budget {
+            break;
+        }
+        bytes = bytes.saturating_add(size);
+        page.push(job_from_row(row)?.0);
+    }
+    Ok(page)
+}
+
+/// The length in bytes of a text column (0 for NULL or another type).
+fn text_len(row: &Row<'_>, index: usize) -> rusqlite::Result<usize> {
+    Ok(match row.get_ref(index)? {
+        rusqlite::types::ValueRef::Text(text) => text.len(),
+        _ => 0,
+    })
+}
+
+/// Job counts by kind and status, in that order. Finished jobs are counted from
+/// `job_counts` (kept by triggers), queued and running ones from `jobs_active`: no
+/// finished row is read, however many there are.
+pub(crate) fn counts(conn: &Connection) -> Result<Vec<KindCount>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT kind, status, n FROM job_counts WHERE n > 0 \
+         UNION ALL \
+         SELECT kind, status, count(*) FROM jobs INDEXED BY jobs_active \
+             WHERE status = 'queued' OR status = 'running' GROUP BY status, kind",
+    )?;
+    let rows = statement.query_map([], |r| {
+        Ok(KindCount {
+            kind: r.get(0)?,
+            status: status_from(r, 1)?,
+            count: r.get(2)?,
+        })
+    })?;
+    let mut counts = rows.collect::<rusqlite::Result<Vec<_>>>()?;
+    counts.sort_by(|a, b| (&a.kind, a.status.as_str()).cmp(&(&b.kind, b.status.as_str())));
+    Ok(counts)
+}
+
+/// Reads a [`Job`]. A JSON column that does not parse (a row another program wrote)
+/// leaves its field empty and says why in `unreadable`; the error itself comes back too,
+/// for the claim, which fails such a job.
+fn job_from_row(r: &Row<'_>) -> rusqlite::Result<(Job, Option<Error>)> {
+    let id = JobId::from_raw(r.get(0)?);
+    let payload: String = r.get(2)?;
+    let result: Option<String> = r.get(13)?;
+    let actor: String = r.get(15)?;
+    let mut unreadable = None;
+    let mut parse = |column: &'static str, text: &str| {
+        serde_json::from_str::<Value>(text)
+            .map_err(|e| {
+                unreadable.get_or_insert(Error::StoredJson {
+                    id,
+                    column,
+                    reason: e.to_string(),
+                });
+            })
+            .ok()
+    };
+    let payload = parse("payload", &payload).unwrap_or(Value::Null);
+    let result = result.as_deref().and_then(|text| parse("result", text));
+    let job = Job {
+        id,
+        kind: r.get(1)?,
+        payload,
+        status: status_from(r, 3)?,
+        priority: Priority(r.get(4)?),
+        run_at: Timestamp::from_millis(r.get(5)?),
+        attempts: r.get(6)?,
+        max_attempts: r.get(7)?,
+        lease_owner: r.get(8)?,
+        lease_expires_at: r.get::<_, Option<i64>>(9)?.map(Timestamp::from_millis),
+        cancel_requested: r.get(10)?,
+        dedupe_key: r.get(11)?,
+        last_error: r.get(12)?,
+        result,
+        parent: r.get::<_, Option<i64>>(14)?.map(JobId::from_raw),
+        actor: actor.parse().map_err(|reason: String| {
+            rusqlite::Error::FromSqlConversionFailure(
+                15,
+                rusqlite::types::Type::Text,
+                reason.into(),
+            )
+        })?,
+        created_at: Timestamp::from_millis(r.get(16)?),
+        updated_at: Timestamp::from_millis(r.get(17)?),
+        finished_at: r.get::<_, Option<i64>>(18)?.map(Timestamp::from_millis),
+        started_at: r.get::<_, Option<i64>>(19)?.map(Timestamp::from_millis),
+        timeout_ms: r.get::<_, Option<i64>>(20)?.map(|ms| ms.max(0) as u64),
+        progress: r
+            .get::<_, Option<i64>>(21)?
+            .map(|done| JobProgressValue {
+                done: done.max(0) as u64,
+                total: None,
+            })
+            .map(|mut progress| -> rusqlite::Result<_> {
+                progress.total = r
+                    .get::<_, Option<i64>>(22)?
+                    .map(|total| total.max(0) as u64);
+                Ok(progress)
+            })
+            .transpose()?,
+        unreadable: unreadable
+            .as_ref()
+            .map(|error| sanitize_error(&error.to_string())),
+    };
+    Ok((job, unreadable))
+}
