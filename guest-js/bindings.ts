@@ -126,7 +126,7 @@ export type Actor =
 /**  The app itself: schedules, syncs, follow-up work. */
 "system";
 
-/**  What an agent asks for in [`agent_claim`]. */
+/**  What an agent asks for in `agent_claim`. */
 export type AgentClaimArgs = {
 	/**  The agent's name; its leases are held by `agent:<name>`. */
 	agent: string,
@@ -153,7 +153,7 @@ export type AgentFinished =
 /**  Given back. */
 "released";
 
-/**  What [`cancel`] did. */
+/**  What `cancel` did. */
 export type CancelResult = 
 /**  It was queued and is now cancelled. */
 "cancelled" | 

@@ -41,7 +41,7 @@ pub enum JobRef {
     Local(LocalJobId),
 }
 
-/// What [`cancel`] did.
+/// What `cancel` did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
@@ -67,7 +67,7 @@ pub struct SyncStatus {
     pub health: Health,
 }
 
-/// What an agent asks for in [`agent_claim`].
+/// What an agent asks for in `agent_claim`.
 #[derive(Debug, Clone, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

@@ -88,7 +88,7 @@ impl Queue {
 
     /// Deletes a finished job (succeeded, failed or cancelled). A queued or running
     /// one is refused: cancel it first. Publishes a
-    /// [`JobDeleted`](crate::bus::JobDeleted) event.
+    /// [`JobDeleted`] event.
     pub fn delete(&self, id: JobId) -> Result<()> {
         self.delete_within(id, None)
     }

@@ -208,7 +208,7 @@ impl Queue {
     }
 
     /// Stores how far an attempt is and publishes it as a
-    /// [`JobProgress`](crate::bus::JobProgress) event: for agents and workers of their
+    /// [`JobProgress`] event: for agents and workers of their
     /// own (the runner does it for handlers, throttled). Fenced like a heartbeat; the
     /// kind comes from the row.
     pub fn report_progress(&self, lease: &Lease, done: u64, total: Option<u64>) -> Result<()> {

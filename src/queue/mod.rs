@@ -19,7 +19,7 @@
 //! The queue is synchronous (SQLite is): from async code, call it from
 //! `spawn_blocking` or a dedicated thread, as the runner does.
 //!
-//! The files split the queue by role, in the order of a job's life: [`options`] (how
+//! The files split the queue by role, in the order of a job's life: `options` (how
 //! a queue is opened), `enqueue`, `claim`, `finish` (heartbeats, progress and outcomes),
 //! `admin` (retry now, delete),
 //! `cancel`, `read` (reads and retention) and `settings` (per-kind settings stored in

@@ -15,7 +15,7 @@ use crate::store::{StoreOptions, Synchronous};
 /// The default cap on a payload's or result's JSON size: 1 MiB.
 pub const DEFAULT_MAX_PAYLOAD_BYTES: usize = 1 << 20;
 
-/// How a [`Queue`] is opened.
+/// How a [`Queue`](super::Queue) is opened.
 ///
 /// ```
 /// use tauri_plugin_jobs::clock::{FakeClock, Timestamp};
@@ -94,14 +94,14 @@ impl QueueOptions {
     }
 
     /// How long a write keeps retrying a locked database before it fails with
-    /// [`Error::Busy`]; one minute by default.
+    /// [`Error::Busy`](crate::Error::Busy); one minute by default.
     pub fn busy_deadline(mut self, deadline: Duration) -> Self {
         self.store.busy_deadline = deadline;
         self
     }
 
     /// Caps `raw.db` at this many pages (4 KiB each): writes past it fail with
-    /// [`Error::Full`] and change nothing, like a full disk.
+    /// [`Error::Full`](crate::Error::Full) and change nothing, like a full disk.
     pub fn max_page_count(mut self, pages: u64) -> Self {
         self.store.max_page_count = Some(pages);
         self

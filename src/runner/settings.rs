@@ -108,7 +108,7 @@ impl RunnerSettings {
     }
 }
 
-/// How one job's attempt ended, as [`drain`](Runner::drain) reports it.
+/// How one job's attempt ended, as [`drain`](super::Runner::drain) reports it.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Ran {

@@ -13,7 +13,7 @@
 //! outside the scope is refused (`forbidden`) before any work; a stored row it points
 //! at (a job, a schedule) is checked in the transaction that acts on it and, outside
 //! the scope, answers exactly as a missing one (`notFound`). See
-//! [`limits`](super::limits) for what one window may hold at once.
+//! the README's Permissions for what one window may hold at once.
 
 use std::ops::RangeInclusive;
 use std::time::Duration;
