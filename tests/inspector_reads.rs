@@ -110,6 +110,20 @@ fn counts_follow_every_way_a_job_moves() {
     }
     let _ = q.claim(&ClaimRequest::new("w", ["c"]).lease(30 * SEC));
     check("an unreadable row failed");
+    // Workers that die: one job back to the queue, one cancelled, one failed after
+    // its last allowed expiry.
+    q.set_kind_max_lease_expiries("d", Some(1)).unwrap();
+    for kind in ["c", "d", "d"] {
+        q.enqueue(kind, &json!(1), EnqueueOptions::new()).unwrap();
+    }
+    let lost = claim(q, "c", 1);
+    let cancelled = claim(q, "d", 1);
+    q.cancel(cancelled[0].job.id).unwrap();
+    let dead = claim(q, "d", 1);
+    assert_eq!((lost.len(), dead.len()), (1, 1));
+    h.clock.advance(Duration::from_secs(31));
+    assert_eq!(q.reclaim_expired().unwrap(), 3);
+    check("expired leases");
     // Prune takes finished jobs away.
     h.clock.advance(Duration::from_secs(3600));
     assert!(q.prune(Duration::from_secs(60)).unwrap() > 0);

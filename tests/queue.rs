@@ -436,22 +436,6 @@ impl Now for Harness {
 }
 
 #[test]
-fn expired_lease_on_the_last_attempt_fails_the_job() {
-    let h = Harness::new();
-    let id = h
-        .queue
-        .enqueue("k", &1, EnqueueOptions::new().max_attempts(1))
-        .unwrap()
-        .id;
-    claim_one(&h.queue, "dies", "k").unwrap();
-    h.advance(31 * SEC);
-    assert_eq!(h.queue.reclaim_expired().unwrap(), 1);
-    let job = h.queue.get(id).unwrap().unwrap();
-    assert_eq!(job.status, JobStatus::Failed);
-    assert!(job.last_error.unwrap().contains("lease expired"));
-}
-
-#[test]
 fn release_gives_the_job_back_without_counting_the_attempt() {
     let h = Harness::new();
     let id = h

@@ -105,6 +105,11 @@ impl ClaimRequest {
     }
 }
 
+/// How many times in a row a job may lose its worker (its lease runs out without a
+/// renewal) before it ends failed, for a kind that stores no number of its own
+/// ([`Queue::set_kind_max_lease_expiries`]).
+pub const DEFAULT_MAX_LEASE_EXPIRIES: u32 = 3;
+
 /// A job a worker now holds.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -220,7 +225,7 @@ impl Queue {
             let claimed = match request {
                 Some(request) => {
                     if sweep {
-                        changes.extend(jobs::reclaim_expired(tx, now)?);
+                        changes.extend(jobs::reclaim_expired(tx, now, DEFAULT_MAX_LEASE_EXPIRIES)?);
                     }
                     claim_in(tx, request, &kinds, &specs, now, &mut changes)?
                 }
@@ -241,7 +246,9 @@ impl Queue {
     pub fn reclaim_expired(&self) -> Result<usize> {
         let db = self.db();
         let now = db.now();
-        let changes = db.store().write(|tx| jobs::reclaim_expired(tx, now))?;
+        let changes = db
+            .store()
+            .write(|tx| jobs::reclaim_expired(tx, now, DEFAULT_MAX_LEASE_EXPIRIES))?;
         let count = changes.len();
         db.publish(changes, now);
         Ok(count)
@@ -260,6 +267,14 @@ impl Queue {
             }
             Ok(earliest)
         })
+    }
+
+    /// When the earliest lease of a running job runs out, in any process, if any job
+    /// is running: an idle claimer wakes then, so that a dead or frozen worker's job
+    /// is reclaimed whether or not anything else happens in the file. A live worker
+    /// renews before then, and the claimer goes back to sleep.
+    pub fn next_lease_expiry(&self) -> Result<Option<Timestamp>> {
+        self.db().read(jobs::next_lease_expiry)
     }
 
     /// About the earliest time a job that `request` could claim becomes runnable: as

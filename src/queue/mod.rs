@@ -56,7 +56,7 @@ pub use crate::model::{
 };
 pub use admin::RetryOutcome;
 pub use cancel::CancelOutcome;
-pub use claim::{ClaimRequest, ClaimedJob};
+pub use claim::{ClaimRequest, ClaimedJob, DEFAULT_MAX_LEASE_EXPIRIES};
 pub(crate) use enqueue::{check_new, enqueue_in};
 pub use enqueue::{EnqueueOptions, Enqueued, NewJob, MAX_KEY_BYTES, MAX_KIND_BYTES};
 pub use finish::{Finished, Heartbeat, JobFailure, Lease, Outcome, MAX_LEASE};

@@ -1,6 +1,6 @@
 //! Settings per kind stored in `raw.db`, so that every claim in every process obeys
-//! them whatever the claimer passes: the cap on running jobs, and whether the kind is
-//! paused.
+//! them whatever the claimer passes: the cap on running jobs, whether the kind is
+//! paused, and how many lease expiries in a row end a job of it.
 
 use super::enqueue::check_kind;
 use super::Queue;
@@ -26,6 +26,34 @@ impl Queue {
     /// The cap on running jobs of `kind` stored in the file, if any.
     pub fn kind_limit(&self, kind: &str) -> Result<Option<u32>> {
         Ok(self.db().read(|conn| jobs::kind_settings(conn, kind))?.0)
+    }
+
+    /// Stores how many times in a row a job of `kind` may lose its worker (its lease
+    /// runs out: the process died or froze) before it ends failed; `None` for
+    /// [`DEFAULT_MAX_LEASE_EXPIRIES`](super::DEFAULT_MAX_LEASE_EXPIRIES). Whichever
+    /// process sweeps the expired lease obeys it. An attempt lost this way is not
+    /// counted against the job's attempts. The app's runner stores the number each
+    /// handler asks for ([`Handler::max_lease_expiries`](crate::runner::Handler::max_lease_expiries)).
+    pub fn set_kind_max_lease_expiries(&self, kind: &str, expiries: Option<u32>) -> Result<()> {
+        check_kind(kind)?;
+        if expiries == Some(0) {
+            return Err(crate::error::Error::invalid_argument(
+                "max_lease_expiries",
+                "must be at least 1",
+            ));
+        }
+        let db = self.db();
+        let now = db.now();
+        db.write(now, |tx, _| {
+            jobs::set_kind_max_lease_expiries(tx, kind, expiries, now)
+        })
+    }
+
+    /// How many lease expiries in a row end a job of `kind`, as stored (`None`: the
+    /// default).
+    pub fn kind_max_lease_expiries(&self, kind: &str) -> Result<Option<u32>> {
+        self.db()
+            .read(|conn| jobs::kind_max_lease_expiries(conn, kind))
     }
 
     /// Pauses `kind`: claims in every process skip it until it is resumed. Jobs of

@@ -168,6 +168,7 @@ pub struct Handler {
     pub(crate) concurrency: Option<u32>,
     pub(crate) lease: Option<Duration>,
     pub(crate) timeout: Option<Duration>,
+    pub(crate) max_lease_expiries: Option<u32>,
 }
 
 impl fmt::Debug for Handler {
@@ -178,6 +179,7 @@ impl fmt::Debug for Handler {
             .field("concurrency", &self.concurrency)
             .field("lease", &self.lease)
             .field("timeout", &self.timeout)
+            .field("max_lease_expiries", &self.max_lease_expiries)
             .finish_non_exhaustive()
     }
 }
@@ -217,6 +219,7 @@ impl Handler {
             concurrency: None,
             lease: None,
             timeout: None,
+            max_lease_expiries: None,
         }
     }
 
@@ -242,6 +245,17 @@ impl Handler {
     /// Backoff between attempts of this kind.
     pub fn retry(mut self, policy: RetryPolicy) -> Self {
         self.spec.retry = Some(policy);
+        self
+    }
+
+    /// How many times in a row a job of this kind may lose its worker (the process
+    /// died or froze, and its lease ran out) before it ends failed, saying so;
+    /// [`DEFAULT_MAX_LEASE_EXPIRIES`](crate::queue::DEFAULT_MAX_LEASE_EXPIRIES) by
+    /// default. An attempt lost this way runs again and is not counted against
+    /// [`max_attempts`](Handler::max_attempts); the count starts over when an attempt
+    /// ends by its handler. Stored in `raw.db`, so every process's sweep obeys it.
+    pub fn max_lease_expiries(mut self, expiries: u32) -> Self {
+        self.max_lease_expiries = Some(expiries.max(1));
         self
     }
 

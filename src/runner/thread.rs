@@ -12,7 +12,7 @@ use crate::db::Db;
 use crate::error::Result;
 use crate::locks::lock;
 use crate::model::JobId;
-use crate::queue::{Lease, Outcome};
+use crate::queue::{Lease, Outcome, LEASE_SWEEP_INTERVAL};
 
 /// After a write to the file's log that showed no other connection's commit, when to
 /// look again: SQLite appends a commit's frames to the log before it publishes the
@@ -244,7 +244,8 @@ impl Runner {
     }
 
     /// How long the thread may sleep: until the poll interval, the next lease
-    /// renewal, or (when a slot is free) the next run time of a job it could claim.
+    /// renewal, the earliest lease of any process running out, or (when a slot is
+    /// free) the next run time of a job it could claim.
     fn next_wait(&self, saturated: bool) -> Duration {
         let now = self.now();
         let mut wait = self.inner.settings.poll_interval;
@@ -264,6 +265,20 @@ impl Runner {
             if let Ok(Some(at)) = self.inner.queue.next_claimable_at(&self.inner.request) {
                 wait = wait.min(at.duration_since(now));
             }
+        }
+        // A lease running out (another process's worker died or froze: its job must
+        // be reclaimed whatever else happens in the file); a live one renews first.
+        // Just past the expiry, as the sweep takes leases that ran out by then; one
+        // that ran out already waits for the next sweep (at most one a
+        // `LEASE_SWEEP_INTERVAL`), never a spin.
+        if let Ok(Some(at)) = self.inner.queue.next_lease_expiry() {
+            let until = if at < now {
+                LEASE_SWEEP_INTERVAL
+            } else {
+                at.saturating_add(Duration::from_millis(1))
+                    .duration_since(now)
+            };
+            wait = wait.min(until);
         }
         // A claimable job due now is claimed by the next round; 1 ms is a floor, not a
         // retry period.
@@ -362,5 +377,42 @@ mod tests {
             wait > Duration::from_millis(1500) && wait <= Duration::from_secs(2),
             "{wait:?}"
         );
+    }
+
+    #[tokio::test]
+    async fn another_processs_lease_running_out_is_a_reason_to_wake_but_never_to_spin() {
+        use crate::clock::{Clock, FakeClock, Timestamp};
+        use crate::queue::{ClaimRequest, LEASE_SWEEP_INTERVAL};
+        let dir = tempfile::tempdir().unwrap();
+        let clock = FakeClock::new(Timestamp::from_millis(1_800_000_000_000));
+        let queue = Queue::open(
+            dir.path().join("raw.db"),
+            QueueOptions::new().clock(clock.clone()),
+        )
+        .unwrap();
+        let settings = RunnerSettings {
+            poll_interval: Duration::from_secs(3600),
+            retention: None,
+            ..RunnerSettings::default()
+        };
+        let runner = Runner::new(queue.clone(), vec![hold("mine")], settings).unwrap();
+        assert_eq!(
+            runner.next_wait(false),
+            Duration::from_secs(3600),
+            "nothing runs"
+        );
+        // Another worker (another process, say) holds a job for two seconds.
+        queue.enqueue("theirs", &1, EnqueueOptions::new()).unwrap();
+        let other = ClaimRequest::new("elsewhere", ["theirs"]).lease(Duration::from_secs(2));
+        assert_eq!(queue.claim(&other).unwrap().len(), 1);
+        let wait = runner.next_wait(false);
+        assert!(
+            wait > Duration::from_secs(2) && wait <= Duration::from_millis(2001),
+            "{wait:?}"
+        );
+        // Past it, before a sweep took it: the next sweep, not a spin.
+        clock.advance(Duration::from_secs(3));
+        assert!(clock.now() > Timestamp::from_millis(1_800_000_002_000));
+        assert_eq!(runner.next_wait(false), LEASE_SWEEP_INTERVAL);
     }
 }

@@ -208,13 +208,26 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     CREATE INDEX jobs_ended_badly ON jobs (status, id)
         WHERE status = 'failed' OR status = 'cancelled';
     "#,
-    // 9: a lease carries a secret.
+    // 9: leases.
     // - `lease_token`: 64 random bits drawn at each claim and handed only to the
     //   claimer; every fenced write (heartbeat, progress, complete, fail, release)
     //   must present it beside the job id, worker and attempt, which anyone may read
     //   through `get_job`. Cleared when the attempt ends. Never part of a `Job`.
+    // - `lease_expiries`: how many attempts in a row ended with the lease running out
+    //   (the worker died, or froze). Back to 0 when an attempt ends by its worker's
+    //   own hand.
+    // - `lost_attempts`: how many attempts in all ended that way. They are not
+    //   counted against `max_attempts` (the job runs again whatever its attempt
+    //   count), and `attempts` still counts every start, so attempt numbers never
+    //   repeat.
+    // - `kinds.max_lease_expiries`: after this many in a row the job fails (a job
+    //   that kills its worker every time must not run for ever); NULL: the default.
     r#"
     ALTER TABLE jobs ADD COLUMN lease_token INTEGER;
+    ALTER TABLE jobs ADD COLUMN lease_expiries INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE jobs ADD COLUMN lost_attempts INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE kinds ADD COLUMN max_lease_expiries INTEGER
+        CHECK (max_lease_expiries IS NULL OR max_lease_expiries >= 1);
     "#,
 ];
 

@@ -53,7 +53,9 @@ pub(crate) fn retry(
         JobStatus::Failed => {
             tx.prepare_cached(
                 "UPDATE jobs SET status = 'queued', run_at = ?2, finished_at = NULL, \
-                 max_attempts = max(max_attempts, attempts + 1), updated_at = ?2 WHERE id = ?1",
+                 max_attempts = max(max_attempts, attempts - lost_attempts + 1), \
+                 lease_expiries = 0, \
+                 updated_at = ?2 WHERE id = ?1",
             )?
             .execute(params![id.raw(), now.as_millis()])?;
             tally(tx, &kind, JobStatus::Failed, -1)?;

@@ -21,6 +21,7 @@ pub(crate) struct Fence<'a> {
 /// A running attempt as seen through its fence.
 pub(crate) struct Attempt {
     pub kind: String,
+    /// Attempts allowed, the ones lost to a dead worker not counted.
     pub max_attempts: u32,
     pub cancel_requested: bool,
 }
@@ -29,7 +30,7 @@ pub(crate) struct Attempt {
 pub(crate) fn fenced(tx: &Transaction<'_>, fence: &Fence<'_>) -> Result<Option<Attempt>> {
     Ok(tx
         .prepare_cached(
-            "SELECT kind, max_attempts, cancel_requested FROM jobs \
+            "SELECT kind, max_attempts + lost_attempts, cancel_requested FROM jobs \
              WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3 \
              AND lease_token = ?4",
         )?
@@ -135,6 +136,7 @@ pub(crate) fn exit_running(
                 "UPDATE jobs SET ",
                 $set,
                 ", lease_owner = NULL, lease_expires_at = NULL, lease_token = NULL, \
+                 lease_expiries = 0, \
                  updated_at = ?4 \
                  WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3 \
                  AND lease_token = ?5"

@@ -14,25 +14,49 @@ use super::{status_from, tally, Change};
 /// How many queued jobs [`next_run_at`] looks at, at most.
 const NEXT_RUN_SCAN: u32 = 256;
 
-/// Ends every lease that expired by `now`: back to queued, or failed when out of
-/// attempts, or cancelled when cancellation was asked for.
-pub(crate) fn reclaim_expired(tx: &Transaction<'_>, now: Timestamp) -> Result<Vec<Change>> {
-    let mut statement = tx.prepare_cached(
+/// Ends every lease that expired by `now`. The job goes back to the queue whatever its
+/// attempt count, and the attempt is not counted against `max_attempts` (its worker
+/// died: nothing says the job failed; `lost_attempts` keeps it); a job whose cancellation was asked for ends cancelled; one whose
+/// leases expired `max_lease_expiries` times in a row (its kind's, else
+/// `default_expiries`) ends failed, saying so.
+pub(crate) fn reclaim_expired(
+    tx: &Transaction<'_>,
+    now: Timestamp,
+    default_expiries: u32,
+) -> Result<Vec<Change>> {
+    // ?1 now, ?2 the default; `dead` is whether this expiry is the last one allowed.
+    macro_rules! dead {
+        () => {
+            "lease_expiries + 1 >= coalesce((SELECT max_lease_expiries FROM kinds \
+             WHERE kinds.kind = jobs.kind), ?2)"
+        };
+    }
+    let mut statement = tx.prepare_cached(concat!(
         "UPDATE jobs SET \
            status = CASE WHEN cancel_requested THEN 'cancelled' \
-                         WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END, \
+                         WHEN ",
+        dead!(),
+        " THEN 'failed' ELSE 'queued' END, \
            last_error = CASE WHEN cancel_requested THEN last_error \
-                         WHEN attempts >= max_attempts \
-                         THEN 'lease expired: the worker stopped renewing it (attempt ' || attempts || ' of ' || max_attempts || ')' \
+                         WHEN ",
+        dead!(),
+        " THEN 'the worker died ' || (lease_expiries + 1) || ' times in a row: its lease \
+               ran out without a renewal each time' \
                          ELSE last_error END, \
-           finished_at = CASE WHEN cancel_requested OR attempts >= max_attempts THEN ?1 END, \
+           finished_at = CASE WHEN cancel_requested OR ",
+        dead!(),
+        " THEN ?1 END, \
+           lost_attempts = CASE WHEN cancel_requested OR ",
+        dead!(),
+        " THEN lost_attempts ELSE lost_attempts + 1 END, \
+           lease_expiries = lease_expiries + 1, \
            run_at = lease_expires_at, \
            lease_owner = NULL, lease_expires_at = NULL, lease_token = NULL, updated_at = ?1 \
          WHERE id IN (SELECT id FROM jobs INDEXED BY jobs_active \
                       WHERE status = 'running' AND lease_expires_at <= ?1) \
-         RETURNING id, kind, status, attempts",
-    )?;
-    let rows = statement.query_map([now.as_millis()], |r| {
+         RETURNING id, kind, status, attempts"
+    ))?;
+    let rows = statement.query_map(params![now.as_millis(), default_expiries], |r| {
         Ok(Change {
             id: JobId::from_raw(r.get(0)?),
             kind: r.get(1)?,
@@ -41,7 +65,12 @@ pub(crate) fn reclaim_expired(tx: &Transaction<'_>, now: Timestamp) -> Result<Ve
             attempt: r.get(3)?,
         })
     })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+    let changes: Vec<Change> = rows.collect::<rusqlite::Result<_>>()?;
+    drop(statement);
+    for change in &changes {
+        tally(tx, &change.kind, change.to, 1)?;
+    }
+    Ok(changes)
 }
 
 /// Whether a lease has expired by `now` (a read, no lock taken).
@@ -52,6 +81,17 @@ pub(crate) fn any_expired(conn: &Connection, now: Timestamp) -> Result<bool> {
              WHERE status = 'running' AND lease_expires_at <= ?1)",
         )?
         .query_row([now.as_millis()], |r| r.get(0))?)
+}
+
+/// The earliest `lease_expires_at` of a running job (the running rows are few).
+pub(crate) fn next_lease_expiry(conn: &Connection) -> Result<Option<Timestamp>> {
+    let at: Option<i64> = conn
+        .prepare_cached(
+            "SELECT min(lease_expires_at) FROM jobs INDEXED BY jobs_active \
+             WHERE status = 'running'",
+        )?
+        .query_row([], |r| r.get(0))?;
+    Ok(at.map(Timestamp::from_millis))
 }
 
 /// Whether a job of one of `kinds` is runnable at `now` (a read, no lock taken).

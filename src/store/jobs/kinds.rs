@@ -1,4 +1,5 @@
-//! A kind's settings stored in `kinds`: its cap and whether it is paused.
+//! A kind's settings stored in `kinds`: its cap, whether it is paused, and how many
+//! lease expiries in a row end a job of it.
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
@@ -29,6 +30,32 @@ pub(crate) fn set_kind_limit(
     )?
     .execute(params![kind, limit, now.as_millis()])?;
     Ok(())
+}
+
+/// Stores how many lease expiries in a row end a job of `kind` as failed (`None`:
+/// the default).
+pub(crate) fn set_kind_max_lease_expiries(
+    tx: &Transaction<'_>,
+    kind: &str,
+    expiries: Option<u32>,
+    now: Timestamp,
+) -> Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO kinds (kind, max_lease_expiries, updated_at) VALUES (?1, ?2, ?3) \
+         ON CONFLICT (kind) DO UPDATE SET max_lease_expiries = excluded.max_lease_expiries, \
+         updated_at = excluded.updated_at",
+    )?
+    .execute(params![kind, expiries, now.as_millis()])?;
+    Ok(())
+}
+
+/// How many lease expiries in a row end a job of `kind` stored in the file, if any.
+pub(crate) fn kind_max_lease_expiries(conn: &Connection, kind: &str) -> Result<Option<u32>> {
+    Ok(conn
+        .prepare_cached("SELECT max_lease_expiries FROM kinds WHERE kind = ?1")?
+        .query_row([kind], |r| r.get(0))
+        .optional()?
+        .flatten())
 }
 
 /// Pauses or resumes `kind`: claims skip a paused kind.
