@@ -234,17 +234,34 @@ async fn throttles_defer_the_next_run_clamped_to_max_throttle() {
     h.engine.sync_now(&inbox()).await.unwrap();
     let state = h.engine.state(&inbox()).unwrap().unwrap();
     assert_eq!(state.next_due, Some(h.now().saturating_add(10 * MIN)));
-    assert!(
-        matches!(
-            h.engine.sync_now(&inbox()).await.unwrap(),
-            SyncOutcome::Skipped(SkipReason::Throttled { .. })
-        ),
-        "even Refresh waits for the server"
-    );
     assert_eq!(
         h.engine.health(&inbox()).unwrap().status,
         HealthStatus::Warning
     );
+    // A polling interval shapes automatic runs; Refresh runs through it.
+    assert!(
+        matches!(
+            h.engine.run_due(h.now()).await.as_slice(),
+            [] | [(_, SyncOutcome::Skipped(SkipReason::Throttled { .. }))]
+        ),
+        "the loop waits for the server's interval"
+    );
+    assert!(matches!(
+        h.engine
+            .sync_if_due(&inbox(), tauri_plugin_jobs::sync::Trigger::Focus)
+            .await
+            .unwrap(),
+        SyncOutcome::Skipped(SkipReason::Throttled { .. })
+    ));
+    let calls = source.calls();
+    assert!(
+        !matches!(
+            h.engine.sync_now(&inbox()).await.unwrap(),
+            SyncOutcome::Skipped(_)
+        ),
+        "a person who pressed Refresh gets a run"
+    );
+    assert_eq!(source.calls(), calls + 1);
     h.advance(10 * MIN);
 
     // A hostile server asks for ten years.
@@ -259,6 +276,15 @@ async fn throttles_defer_the_next_run_clamped_to_max_throttle() {
             until: h.now().saturating_add(day)
         }
     );
+    // A consumed quota: Refresh is told at once until when, and asks nothing.
+    let calls = source.calls();
+    assert_eq!(
+        h.engine.sync_now(&inbox()).await.unwrap(),
+        SyncOutcome::Skipped(SkipReason::Throttled {
+            until: h.now().saturating_add(day)
+        })
+    );
+    assert_eq!(source.calls(), calls);
     h.advance(day);
     assert_eq!(
         h.engine.run_due(h.now()).await.len(),

@@ -2,7 +2,9 @@
 //! time: whether a run may start ([`skip_reason`]), and what a run's result does to the
 //! state ([`apply`]: validators kept, backoff, offline retry, server throttles).
 
-use super::{SkipReason, SyncError, SyncOutcome, SyncPolicy, SyncResult, SyncState, Trigger};
+use super::{
+    SkipReason, SyncError, SyncOutcome, SyncPolicy, SyncResult, SyncState, ThrottleReason, Trigger,
+};
 use crate::clock::Timestamp;
 use crate::model::sanitize_error;
 
@@ -25,7 +27,14 @@ pub(super) fn skip_reason(
     now: Timestamp,
 ) -> Option<SkipReason> {
     if let Some(until) = state.throttled_until.filter(|until| *until > now) {
-        return Some(SkipReason::Throttled { until });
+        // A server's polling interval shapes automatic runs; a person who pressed
+        // Refresh gets a run through it. A consumed quota would only earn another
+        // refusal: Refresh is told at once until when.
+        let refresh_through =
+            mode == Mode::Now && state.throttle_reason == Some(ThrottleReason::ServerInterval);
+        if !refresh_through {
+            return Some(SkipReason::Throttled { until });
+        }
     }
     match mode {
         Mode::Now => None,

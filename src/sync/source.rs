@@ -202,9 +202,12 @@ impl SyncReport {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum ThrottleReason {
-    /// A consumed quota or cost budget (reported in the body).
+    /// A consumed quota or rate limit (a `429` with `Retry-After`, a cost budget the
+    /// body reports): every run waits, Refresh too, which answers at once that it is
+    /// throttled and until when.
     Quota,
-    /// A prescribed minimum interval (`Retry-After`, `X-Poll-Interval`).
+    /// How often the service wants to be polled (`X-Poll-Interval`, a `Retry-After`
+    /// on a success): it shapes automatic runs only; Refresh runs through it.
     ServerInterval,
 }
 
@@ -218,7 +221,8 @@ pub struct SyncThrottle {
 }
 
 impl SyncThrottle {
-    /// The body reported a consumed quota or cost budget that resets after `delay`.
+    /// A consumed quota or rate limit that resets after `delay` (a `429` with
+    /// `Retry-After`, a cost budget in the body): every run waits, Refresh too.
     #[must_use]
     pub fn quota(delay: Duration) -> Self {
         SyncThrottle {
@@ -227,7 +231,8 @@ impl SyncThrottle {
         }
     }
 
-    /// Headers prescribe waiting at least `delay`.
+    /// The service asks to be polled no more often than every `delay`
+    /// (`X-Poll-Interval`): automatic runs wait; Refresh runs through it.
     #[must_use]
     pub fn server_interval(delay: Duration) -> Self {
         SyncThrottle {

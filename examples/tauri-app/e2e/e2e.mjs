@@ -291,6 +291,23 @@ await test("a failed job's detail opens in the inspector and a retry from it suc
   }
 });
 
+await test("a rate-limited Refresh says until when, and asks the server nothing more", browser, async () => {
+  await click(browser, "throttle-toggle");
+  await click(browser, "refresh");
+  await until(browser, "the throttle to show", async () => (await text(browser, "sync-state")).startsWith("throttled until"));
+  const runs = await text(browser, "sync-runs");
+  // Past the Refresh floor (2 s), inside the server's Retry-After (3 s).
+  await browser.pause(2100);
+  await click(browser, "refresh");
+  await until(browser, "the page to say so", async () =>
+    (await text(browser, "sync-state")).startsWith("the server asked us to wait until"),
+  );
+  if ((await text(browser, "sync-runs")) !== runs) throw new Error("a throttled Refresh asked the server");
+  await click(browser, "throttle-toggle");
+  // Past the Retry-After and the floor: the next tests need the server again.
+  await browser.pause(2200);
+});
+
 await test("a failing server shows backoff and health changes", browser, async () => {
   await click(browser, "fail-toggle");
   await click(browser, "refresh");

@@ -61,15 +61,24 @@ async function renderSync() {
 
 $("refresh").addEventListener("click", async () => {
   $("refresh").setAttribute("disabled", "");
+  let outcome: Awaited<ReturnType<typeof syncNow>> | null = null;
   try {
-    await syncNow(TARGET);
+    outcome = await syncNow(TARGET);
   } finally {
     $("refresh").removeAttribute("disabled");
     await renderSync();
   }
+  // A consumed quota: Refresh does not ask again, and says until when.
+  if (outcome?.outcome === "skipped" && outcome.reason === "throttled") {
+    $("sync-state").textContent = `the server asked us to wait until ${time(outcome.until)}`;
+  }
 });
 
 $("bump").addEventListener("click", () => void invoke("bump_feed"));
+
+$<HTMLInputElement>("throttle-toggle").addEventListener("change", async (event) => {
+  await invoke("set_server_throttling", { throttling: (event.target as HTMLInputElement).checked });
+});
 
 $<HTMLInputElement>("fail-toggle").addEventListener("change", async (event) => {
   await invoke("set_server_failing", { failing: (event.target as HTMLInputElement).checked });

@@ -67,6 +67,11 @@ fn set_server_failing(server: State<'_, DemoServer>, failing: bool) -> ServerInf
 }
 
 #[tauri::command]
+fn set_server_throttling(server: State<'_, DemoServer>, throttling: bool) {
+    server.feed.throttling.store(throttling, Ordering::Relaxed);
+}
+
+#[tauri::command]
 fn bump_feed(server: State<'_, DemoServer>) {
     server.feed.version.fetch_add(1, Ordering::Relaxed);
 }
@@ -144,6 +149,7 @@ fn main() {
         .invoke_handler(tauri::generate_handler![
             server_info,
             set_server_failing,
+            set_server_throttling,
             bump_feed
         ])
         .run(tauri::generate_context!())

@@ -1,5 +1,5 @@
 //! A small HTTP feed on loopback that behaves like a real API: ETags and 304s,
-//! `Retry-After` when asked to throttle, and 500s when told to fail. The demo's sync
+//! a 429 with `Retry-After` while it rate-limits, and 500s when told to fail. The demo's sync
 //! source talks to it; nothing leaves the machine.
 
 use std::io::{BufRead, BufReader, Write};
@@ -15,6 +15,8 @@ pub struct Feed {
     pub version: AtomicU64,
     /// Answer 500 to every request.
     pub failing: AtomicBool,
+    /// Answer 429 with `Retry-After: 3` to every request: a rate limit.
+    pub throttling: AtomicBool,
 }
 
 /// Starts the server on a free loopback port; returns its address and switches.
@@ -24,6 +26,7 @@ pub fn start() -> std::io::Result<(String, Arc<Feed>)> {
     let feed = Arc::new(Feed {
         version: AtomicU64::new(1),
         failing: AtomicBool::new(false),
+        throttling: AtomicBool::new(false),
     });
     let server_feed = feed.clone();
     std::thread::Builder::new()
@@ -69,8 +72,8 @@ fn answer(mut stream: TcpStream, feed: &Feed) -> std::io::Result<()> {
     let response = if feed.failing.load(Ordering::Relaxed) {
         "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
             .to_owned()
-    } else if request_line.contains("/feed?throttle") {
-        "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 30\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_owned()
+    } else if feed.throttling.load(Ordering::Relaxed) {
+        "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 3\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_owned()
     } else if if_none_match.as_deref() == Some(etag.as_str()) {
         format!("HTTP/1.1 304 Not Modified\r\nETag: {etag}\r\nConnection: close\r\n\r\n")
     } else {

@@ -86,12 +86,13 @@ impl SyncSource for FeedSource {
                     }
                     Ok(SyncResult::Updated(report))
                 }
+                // A rate limit: every run waits, Refresh too (it is told until when).
                 429 | 503 => {
                     let delay = response
                         .header("retry-after")
                         .and_then(|value| retry_after(value, SystemClock.now()))
                         .unwrap_or(Duration::from_secs(60));
-                    Ok(SyncResult::Throttled(SyncThrottle::server_interval(delay)))
+                    Ok(SyncResult::Throttled(SyncThrottle::quota(delay)))
                 }
                 status => Err(SyncError::failed(format!(
                     "the feed answered HTTP {status}"
