@@ -902,9 +902,16 @@ export type SyncStatus = {
 
 /**  Why a service asked to slow down. */
 export type ThrottleReason = 
-/**  A consumed quota or cost budget (reported in the body). */
+/**
+ *  A consumed quota or rate limit (a `429` with `Retry-After`, a cost budget the
+ *  body reports): every run waits, Refresh too, which answers at once that it is
+ *  throttled and until when.
+ */
 "quota" | 
-/**  A prescribed minimum interval (`Retry-After`, `X-Poll-Interval`). */
+/**
+ *  How often the service wants to be polled (`X-Poll-Interval`, a `Retry-After`
+ *  on a success): it shapes automatic runs only; Refresh runs through it.
+ */
 "serverInterval";
 
 /**
