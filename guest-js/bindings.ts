@@ -117,6 +117,19 @@ export const commands = {
 };
 
 /* Types */
+/**
+ *  An account was disconnected: everything stored under it removed, its sync targets
+ *  unregistered (they leave `sync_status`).
+ */
+export type AccountDisconnected = {
+	/**  The account, as `connector/account`. */
+	account: string,
+	/**  The targets it had, as `connector/account/name`. */
+	targets: string[],
+	/**  When. */
+	at: Timestamp,
+};
+
 /**  Who asked for a job. */
 export type Actor = 
 /**  A person, through the UI. */
@@ -276,10 +289,21 @@ export type Event =
 {
 	type: "kindPaused",
 } & KindPaused | 
-/**  A schedule was added, changed, paused, resumed or removed. */
+/**
+ *  A schedule was added, changed, paused, resumed, removed or ran (its next and
+ *  last run moved).
+ */
 {
 	type: "scheduleChanged",
 } & ScheduleChanged | 
+/**  Finished jobs of a kind were deleted past retention (`prune`). */
+{
+	type: "jobsPruned",
+} & JobsPruned | 
+/**  An account was disconnected: its stored state removed, its targets gone. */
+{
+	type: "accountDisconnected",
+} & AccountDisconnected | 
 /**  A sync run reported progress. */
 {
 	type: "syncProgress",
@@ -546,6 +570,19 @@ export type JobsEvent = {
 	 *  grows, reload what the page shows.
 	 */
 	dropped: number,
+};
+
+/**
+ *  Finished jobs of one kind were deleted past retention: counts and lists of
+ *  finished jobs of the kind changed.
+ */
+export type JobsPruned = {
+	/**  The kind. */
+	kind: string,
+	/**  How many of its finished jobs went. */
+	count: number,
+	/**  When. */
+	at: Timestamp,
 };
 
 /**  How many jobs of one kind are in one status. */

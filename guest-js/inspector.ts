@@ -695,6 +695,10 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
             if (state.selected === event.id) soon("detail", 250, () => drawDetail(event.id));
             break;
           }
+          case "jobsPruned":
+            if (state.view === "jobs") soon("jobs", 100, loadJobs);
+            if (state.view === "counts") soon("counts", 250, loadCounts);
+            break;
           case "kindPaused":
             if (state.view === "counts") soon("counts", 100, loadCounts);
             break;
@@ -703,6 +707,7 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
             break;
           case "syncFinished":
           case "pluginHealth":
+          case "accountDisconnected":
             if (state.view === "sync") soon("sync", 100, loadSync);
             break;
           case "localJobChanged":

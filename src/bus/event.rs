@@ -24,8 +24,13 @@ pub enum Event {
     JobDeleted(JobDeleted),
     /// A job kind was paused or resumed.
     KindPaused(KindPaused),
-    /// A schedule was added, changed, paused, resumed or removed.
+    /// A schedule was added, changed, paused, resumed, removed or ran (its next and
+    /// last run moved).
     ScheduleChanged(ScheduleChanged),
+    /// Finished jobs of a kind were deleted past retention (`prune`).
+    JobsPruned(JobsPruned),
+    /// An account was disconnected: its stored state removed, its targets gone.
+    AccountDisconnected(AccountDisconnected),
     /// A sync run reported progress.
     SyncProgress(SyncProgress),
     /// A sync run ended.
@@ -61,6 +66,8 @@ impl Event {
             Event::JobDeleted(_) => "jobDeleted",
             Event::KindPaused(_) => "kindPaused",
             Event::ScheduleChanged(_) => "scheduleChanged",
+            Event::JobsPruned(_) => "jobsPruned",
+            Event::AccountDisconnected(_) => "accountDisconnected",
             Event::SyncProgress(_) => "syncProgress",
             Event::SyncFinished(_) => "syncFinished",
             Event::MessageStored(_) => "messageStored",
@@ -155,6 +162,34 @@ pub struct ScheduleChanged {
     pub at: Timestamp,
 }
 
+/// Finished jobs of one kind were deleted past retention: counts and lists of
+/// finished jobs of the kind changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct JobsPruned {
+    /// The kind.
+    pub kind: String,
+    /// How many of its finished jobs went.
+    pub count: u64,
+    /// When.
+    pub at: Timestamp,
+}
+
+/// An account was disconnected: everything stored under it removed, its sync targets
+/// unregistered (they leave `sync_status`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct AccountDisconnected {
+    /// The account, as `connector/account`.
+    pub account: String,
+    /// The targets it had, as `connector/account/name`.
+    pub targets: Vec<String>,
+    /// When.
+    pub at: Timestamp,
+}
+
 /// `impl From<Payload> for Event` for the payloads that have a variant of their own.
 macro_rules! into_event {
     ($($payload:ident),*) => {
@@ -172,6 +207,8 @@ into_event!(
     JobDeleted,
     KindPaused,
     ScheduleChanged,
+    JobsPruned,
+    AccountDisconnected,
     SyncProgress,
     SyncFinished,
     ReadStateChanged,

@@ -25,8 +25,9 @@ use crate::model::sanitize_error;
 use crate::panics::panic_message;
 
 pub use event::{
-    Event, JobDeleted, JobProgress, JobStateChanged, KindPaused, LocalJobChanged, LocalJobProgress,
-    MessageEvent, PluginHealth, ReadStateChanged, ScheduleChanged, SyncFinished, SyncProgress,
+    AccountDisconnected, Event, JobDeleted, JobProgress, JobStateChanged, JobsPruned, KindPaused,
+    LocalJobChanged, LocalJobProgress, MessageEvent, PluginHealth, ReadStateChanged,
+    ScheduleChanged, SyncFinished, SyncProgress,
 };
 
 /// What a handler returns; an error is logged and otherwise ignored.

@@ -8,12 +8,12 @@
 //!
 //! | events | heard when the window may read it through |
 //! | --- | --- |
-//! | `jobStateChanged`, `jobProgress`, `jobDeleted` | `get_job`, by the job's kind |
+//! | `jobStateChanged`, `jobProgress`, `jobDeleted`, `jobsPruned` | `get_job`, by the job's kind |
 //! | `kindPaused` | `paused_kinds`, by the kind |
 //! | `scheduleChanged` | `list_schedules`, by the schedule's job kind |
 //! | `localJobChanged`, `localJobProgress` | `get_local_job`, by the local kind |
 //! | `syncProgress`, `syncFinished`, `pluginHealth` | `sync_status`, by the target (the component) |
-//! | message events, `readStateChanged` | `sync_status`, every target of the account |
+//! | message events, `readStateChanged`, `accountDisconnected` | `sync_status`, every target of the account |
 //!
 //! A window without the read command hears none of its events. Why a channel and not
 //! a Tauri event: any script may `listen()` to any event name, and with the default
@@ -99,6 +99,8 @@ impl Hearing {
             Event::JobStateChanged(e) => self.jobs.allows(&e.kind),
             Event::JobProgress(e) => self.jobs.allows(&e.kind),
             Event::JobDeleted(e) => self.jobs.allows(&e.kind),
+            Event::JobsPruned(e) => self.jobs.allows(&e.kind),
+            Event::AccountDisconnected(e) => self.account(&e.account),
             Event::KindPaused(e) => self.paused.allows(&e.kind),
             Event::ScheduleChanged(e) => self.schedules.allows(&e.kind),
             Event::SyncProgress(e) => self.sync.allows(&e.target),

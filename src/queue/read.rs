@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use super::Queue;
+use crate::bus::JobsPruned;
 use crate::error::{Error, Result};
 use crate::model::{Job, JobFilter, JobId, KindCount, Patterns};
 use crate::store::jobs;
@@ -54,13 +55,24 @@ impl Queue {
     }
 
     /// Deletes finished jobs that finished more than `older_than` ago, a batch per
-    /// transaction so other writers are not held up. Returns how many. On a full disk
+    /// transaction so other writers are not held up. Returns how many, and publishes
+    /// a [`JobsPruned`] per kind that lost any, so counts and lists shown elsewhere
+    /// follow. On a full disk
     /// the batches shrink (a delete needs room in the log too) until one fits, so that
     /// pruning is what makes room rather than what fails for the lack of it.
     pub fn prune(&self, older_than: Duration) -> Result<u64> {
         let db = self.db();
         let before = db.now().saturating_sub(older_than);
-        let (mut total, mut after, mut batch) = (0, 0, PRUNE_BATCH);
+        let (mut after, mut batch) = (0, PRUNE_BATCH);
+        let mut pruned_kinds: Vec<(String, u64)> = Vec::new();
+        let publish = |pruned_kinds: Vec<(String, u64)>| {
+            let at = db.now();
+            let total = pruned_kinds.iter().map(|(_, n)| n).sum();
+            for (kind, count) in pruned_kinds {
+                db.bus().publish(JobsPruned { kind, count, at });
+            }
+            total
+        };
         loop {
             let pruned = db.store().write(|tx| jobs::prune(tx, before, after, batch));
             let (deleted, next) = match pruned {
@@ -68,12 +80,22 @@ impl Queue {
                     batch = (batch / 4).max(SMALLEST_PRUNE_BATCH);
                     continue;
                 }
-                other => other?,
+                Err(error) => {
+                    // What went before is gone: listeners hear of it all the same.
+                    publish(pruned_kinds);
+                    return Err(error);
+                }
+                Ok(pruned) => pruned,
             };
-            total += deleted;
+            for (kind, count) in deleted {
+                match pruned_kinds.iter_mut().find(|(k, _)| *k == kind) {
+                    Some((_, n)) => *n += count,
+                    None => pruned_kinds.push((kind, count)),
+                }
+            }
             match next {
                 Some(next) => after = next,
-                None => return Ok(total),
+                None => return Ok(publish(pruned_kinds)),
             }
         }
     }

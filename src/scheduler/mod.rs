@@ -149,6 +149,11 @@ impl Scheduler {
     /// Wakes the loop and tells listeners a schedule (of job kind `kind`) changed.
     fn changed(&self, name: &str, kind: &str, at: Timestamp) {
         self.inner.background.wake();
+        self.published(name, kind, at);
+    }
+
+    /// Tells listeners a schedule (of job kind `kind`) changed.
+    fn published(&self, name: &str, kind: &str, at: Timestamp) {
         self.inner.db.bus().publish(ScheduleChanged {
             name: name.to_owned(),
             kind: kind.to_owned(),

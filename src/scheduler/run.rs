@@ -61,22 +61,30 @@ impl Scheduler {
 
     /// Enqueues every job due at `now` and advances each `next_run` past `now`, all in
     /// one transaction.
+    ///
+    /// Every schedule the tick moved (its next and last run, or its next run on a new
+    /// zone) is published as [`ScheduleChanged`](crate::bus::ScheduleChanged) once the
+    /// transaction has committed, so a page showing it follows without polling.
     pub fn tick(&self, now: Timestamp) -> Result<Vec<Ticked>> {
         let db = &self.inner.db;
         let local = db.clock().local_zone();
         let local_seen = zone_identity(&local);
-        db.write(now, |tx, changes| {
+        let mut moved: Vec<(String, String)> = Vec::new();
+        let ticked = db.write(now, |tx, changes| {
+            moved.clear();
             // The machine's zone changed (travel, a setting): local-time schedules
             // move to their next slot on the new wall clock, before anything runs.
-            for (name, expression, seen) in schedules::local(tx)? {
+            for (name, expression, seen, kind) in schedules::local(tx)? {
                 if seen.as_deref() != Some(local_seen.as_str()) {
                     let every = Every::from_columns(None, Some(&expression))?;
                     let next_run = every.first_after(now, &local);
                     schedules::rezone(tx, &name, next_run, &local_seen, now)?;
+                    moved.push((name, kind));
                 }
             }
             let mut ticked = Vec::new();
             for row in schedules::due(tx, now)? {
+                moved.push((row.name.clone(), row.kind.clone()));
                 let every = Every::from_columns(row.interval_ms, row.cron.as_deref())?;
                 let zone = match row.zone.as_deref() {
                     Some("local") => local.clone(),
@@ -117,7 +125,12 @@ impl Scheduler {
                 }
             }
             Ok(ticked)
-        })
+        })?;
+        moved.dedup();
+        for (name, kind) in &moved {
+            self.published(name, kind, now);
+        }
+        Ok(ticked)
     }
 
     /// The earliest `next_run` among active schedules.

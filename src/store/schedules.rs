@@ -176,13 +176,16 @@ pub(crate) fn remove(conn: &Connection, name: &str) -> Result<Option<String>> {
         .optional()?)
 }
 
-/// Active schedules on the machine's local zone: their name, expression and the zone
-/// their `next_run` was computed in.
-pub(crate) fn local(conn: &Connection) -> Result<Vec<(String, String, Option<String>)>> {
+/// A local-zone schedule: name, expression, the zone seen, the job kind.
+pub(crate) type LocalSchedule = (String, String, Option<String>, String);
+
+/// Active schedules on the machine's local zone: their name, expression, the zone
+/// their `next_run` was computed in, and their job kind.
+pub(crate) fn local(conn: &Connection) -> Result<Vec<LocalSchedule>> {
     let mut statement = conn.prepare_cached(
-        "SELECT name, cron, zone_seen FROM schedules WHERE zone = 'local' AND paused = 0",
+        "SELECT name, cron, zone_seen, kind FROM schedules WHERE zone = 'local' AND paused = 0",
     )?;
-    let rows = statement.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    let rows = statement.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 

@@ -57,7 +57,7 @@ pub use target::SyncTarget;
 pub use crate::background::MAX_SLEEP;
 
 use crate::background::Background;
-use crate::bus::{PluginHealth, SyncFinished};
+use crate::bus::{AccountDisconnected, PluginHealth, SyncFinished};
 use crate::clock::Timestamp;
 use crate::db::Db;
 use crate::error::{Error, Result};
@@ -313,22 +313,30 @@ impl SyncEngine {
     /// so one account never reaches another's keys.
     pub fn disconnect(&self, connector: &str, account: &str) -> Result<u64> {
         SyncTarget::check_account(connector, account)?;
+        let mut gone = Vec::new();
         {
             let mut targets = lock(&self.inner.targets);
             targets.retain(|target, entry| {
                 let owned = target.connector() == connector && target.account() == account;
                 if owned {
                     entry.cancel.cancel();
+                    gone.push(target.to_string());
                 }
                 !owned
             });
         }
+        gone.sort();
         let prefix = SyncTarget::account_prefix(connector, account);
         let removed = self
             .inner
             .db
             .write(self.now(), |tx, _| kv::delete_prefix(tx, &prefix))?;
         self.inner.background.wake();
+        self.inner.db.bus().publish(AccountDisconnected {
+            account: format!("{connector}/{account}"),
+            targets: gone,
+            at: self.now(),
+        });
         Ok(removed)
     }
 

@@ -316,6 +316,21 @@ await test("a failing server shows backoff and health changes", browser, async (
   await click(browser, "fail-toggle");
 });
 
+await test("the schedule line and the inspector's Schedules tab follow a tick on their own", browser, async () => {
+  await pressInInspector(browser, "#tab-schedules");
+  const row = '#panel-schedules tr[data-name="ingest-every-minute"]';
+  await until(browser, "the schedule in the inspector", async () => (await inInspector(browser, row)) !== null);
+  const [line, shown] = [await text(browser, "schedule-next"), (await inInspector(browser, row)).text];
+  // The schedule runs at every minute's start: nothing but its tick moves these.
+  await until(
+    browser,
+    "both to show the tick",
+    async () => (await text(browser, "schedule-next")) !== line && (await inInspector(browser, row))?.text !== shown,
+    75_000,
+  );
+  await pressInInspector(browser, "#tab-jobs");
+});
+
 const runsSeen = Number(await text(browser, "sync-runs"));
 await browser.deleteSession();
 

@@ -130,9 +130,12 @@ pub(crate) fn cancel(
     }
 }
 
+/// How many finished jobs of each kind a prune deleted.
+pub(crate) type PrunedKinds = Vec<(String, u64)>;
+
 /// Deletes finished jobs that finished before `before`, reading jobs in id order after
-/// `after` and looking at no more than `batch` of them. Returns how many it deleted and
-/// where the next batch starts, or `None` once done.
+/// `after` and looking at no more than `batch` of them. Returns how many it deleted of
+/// each kind and where the next batch starts, or `None` once done.
 ///
 /// There is no index on `finished_at` (a page write on every finish, for an hourly
 /// sweep). Ids grow with `created_at`, and a job finishes after it was created, so the
@@ -145,7 +148,7 @@ pub(crate) fn prune(
     before: Timestamp,
     after: i64,
     batch: u32,
-) -> Result<(u64, Option<i64>)> {
+) -> Result<(PrunedKinds, Option<i64>)> {
     let before = before.as_millis();
     let mut doomed = Vec::new();
     // How many of each kind and status go, for `job_counts`.
@@ -182,8 +185,13 @@ pub(crate) fn prune(
     for id in &doomed {
         delete.execute([id])?;
     }
+    let mut by_kind: Vec<(String, u64)> = Vec::new();
     for (kind, status, n) in gone {
         tally(tx, &kind, status, -n)?;
+        match by_kind.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, count)) => *count += n as u64,
+            None => by_kind.push((kind, n as u64)),
+        }
     }
-    Ok((doomed.len() as u64, next))
+    Ok((by_kind, next))
 }
