@@ -53,6 +53,39 @@ where
     })
 }
 
+// ===== what a parser says about a value =====
+
+/// A parser's refusal, said without the value it refused and without Rust's module
+/// paths: serde quotes what it met (`invalid type: string "{\"token\": 12345}",
+/// expected u64`), and that value may hold a secret no redaction rule knows. What is
+/// left names the kind of value met, what was expected, and the field or variant
+/// names of the type: `invalid type: a string, expected u64`.
+pub(crate) fn without_values(message: &str) -> String {
+    use std::sync::LazyLock;
+    static QUOTED: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r#"\bstring "(?:[^"\\]|\\.)*""#).expect("a valid pattern")
+    });
+    static TICKED: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"\b(integer|floating point|character|boolean|unknown variant) `[^`]*`")
+            .expect("a valid pattern")
+    });
+    static PATHS: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"\b(?:[A-Za-z_][A-Za-z0-9_]*::)+").expect("a valid pattern")
+    });
+    let message = QUOTED.replace_all(message, "a string");
+    let message = TICKED.replace_all(&message, |caps: &regex::Captures<'_>| {
+        match &caps[1] {
+            "integer" => "an integer",
+            "floating point" => "a floating point number",
+            "character" => "a character",
+            "boolean" => "a boolean",
+            _ => "an unknown variant",
+        }
+        .to_owned()
+    });
+    PATHS.replace_all(&message, "").into_owned()
+}
+
 // ===== depth =====
 
 /// The deepest nesting a payload or result may have. Deeper JSON could be stored but
@@ -123,7 +156,32 @@ impl Bounded {
     }
 }
 
+/// Refuses an integer that JSON numbers here cannot carry: past 64 bits it would be
+/// read back as a rounded float, changing the data.
+fn too_wide() -> io::Error {
+    io::Error::other(
+        "an integer does not fit in 64 bits: it would be read back rounded, so it is refused \
+         (send it as a string)",
+    )
+}
+
 impl serde_json::ser::Formatter for Bounded {
+    fn write_i128<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: i128) -> io::Result<()> {
+        match i64::try_from(value) {
+            Ok(value) => self.write_i64(writer, value),
+            Err(_) => match u64::try_from(value) {
+                Ok(value) => self.write_u64(writer, value),
+                Err(_) => Err(too_wide()),
+            },
+        }
+    }
+
+    fn write_u128<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: u128) -> io::Result<()> {
+        u64::try_from(value)
+            .map_err(|_| too_wide())
+            .and_then(|value| self.write_u64(writer, value))
+    }
+
     fn begin_array<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
         self.open()?;
         writer.write_all(b"[")
@@ -148,6 +206,35 @@ impl serde_json::ser::Formatter for Bounded {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_parser_refusal_keeps_no_value_and_no_module_path() {
+        for (said, kept) in [
+            (
+                r#"invalid type: string "{\"token\": 1234567890123}", expected u64"#,
+                "invalid type: a string, expected u64",
+            ),
+            (
+                "invalid value: integer `-5`, expected u32",
+                "invalid value: an integer, expected u32",
+            ),
+            (
+                "invalid type: floating point `1.5`, expected a string",
+                "invalid type: a floating point number, expected a string",
+            ),
+            (
+                "unknown variant `hunter2`, expected `a` or `b`",
+                "an unknown variant, expected `a` or `b`",
+            ),
+            (
+                "does not match alloc::vec::Vec<newapp_lib::Thumbnail>",
+                "does not match Vec<Thumbnail>",
+            ),
+            ("missing field `width`", "missing field `width`"),
+        ] {
+            assert_eq!(without_values(said), kept);
+        }
+    }
 
     /// A value `depth` arrays deep, built without recursion.
     fn nested(depth: usize) -> Value {

@@ -11,6 +11,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::backoff::RetryPolicy;
+use crate::json::without_values;
 use crate::locks::{read, write};
 use crate::model::sanitize_error;
 
@@ -71,11 +72,17 @@ impl Schema {
         &self.name
     }
 
-    /// Checks `value`; the error says what does not fit. Parsers quote the values
-    /// they refuse, so the message is redacted and cut like a stored error.
+    /// Checks `value`; the error says what does not fit, never the value itself
+    /// (parsers quote what they refuse, and a value may hold a secret no redaction
+    /// rule knows), and names the type without its module path. Redacted and cut like
+    /// a stored error.
     pub fn check(&self, value: &Value) -> Result<(), String> {
-        (self.check)(value)
-            .map_err(|reason| sanitize_error(&format!("does not match {}: {reason}", self.name)))
+        (self.check)(value).map_err(|reason| {
+            sanitize_error(&without_values(&format!(
+                "does not match {}: {reason}",
+                self.name
+            )))
+        })
     }
 }
 

@@ -77,6 +77,83 @@ fn a_lease_with_a_forged_kind_cannot_slip_a_result_past_the_schema() {
 }
 
 #[test]
+fn a_refused_result_never_quotes_the_value() {
+    let h = Harness::new();
+    h.queue.register_kind(
+        "count",
+        KindSpec::new().result(Schema::of::<u64>()).max_attempts(1),
+    );
+    let id = h
+        .queue
+        .enqueue("count", &1, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    let claimed = h
+        .queue
+        .claim(&ClaimRequest::new("w", ["count"]))
+        .unwrap()
+        .remove(0);
+    // A value no redaction rule knows for a secret.
+    let value = json!("{\"token\": 1234567890123}");
+    let err = h.queue.complete(&claimed.lease, Some(value)).unwrap_err();
+    let stored = h.queue.get(id).unwrap().unwrap().last_error.unwrap();
+    for text in [err.to_string(), stored] {
+        assert!(!text.contains("1234567890123"), "{text}");
+        assert!(text.contains("expected u64"), "{text}");
+        assert!(!text.contains("::"), "no Rust module path: {text}");
+    }
+}
+
+#[test]
+fn integers_past_64_bits_are_refused_not_rounded() {
+    let h = Harness::new();
+    let err = h
+        .queue
+        .enqueue("wide", &i128::MAX, EnqueueOptions::new())
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidPayload { .. }), "{err:?}");
+    assert!(err.to_string().contains("64 bits"), "{err}");
+    assert!(
+        h.queue.list(&JobFilter::new()).unwrap().is_empty(),
+        "nothing stored"
+    );
+    // Ones that fit, either sign, go through exactly.
+    let id = h
+        .queue
+        .enqueue("wide", &(u64::MAX as u128), EnqueueOptions::new())
+        .unwrap()
+        .id;
+    assert_eq!(h.queue.get(id).unwrap().unwrap().payload, json!(u64::MAX));
+    let id = h
+        .queue
+        .enqueue("wide", &(i64::MIN as i128), EnqueueOptions::new())
+        .unwrap()
+        .id;
+    assert_eq!(h.queue.get(id).unwrap().unwrap().payload, json!(i64::MIN));
+}
+
+#[tokio::test]
+async fn a_handler_returning_an_integer_past_64_bits_fails_its_job_saying_why() {
+    let h = Harness::new();
+    let handler = Handler::new(
+        "wide",
+        |_: Value, _ctx: JobContext| async move { Ok(u128::MAX) },
+    )
+    .max_attempts(1);
+    let runner = Runner::new(h.queue.clone(), vec![handler], settings()).unwrap();
+    let id = h
+        .queue
+        .enqueue("wide", &1, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    runner.drain().await.unwrap();
+    let job = h.queue.get(id).unwrap().unwrap();
+    assert_eq!(job.status, JobStatus::Failed);
+    assert!(job.last_error.unwrap().contains("64 bits"));
+    assert_eq!(job.result, None);
+}
+
+#[test]
 fn lease_lengths_are_bounded() {
     let h = Harness::new();
     h.queue.enqueue("k", &1, EnqueueOptions::new()).unwrap();

@@ -196,15 +196,24 @@ fn local_job_commands_work_over_ipc() {
 
 #[test]
 fn sync_commands_work_over_ipc() {
-    let app = app(ALL);
-    let outcome = app
-        .ui
-        .invoke("sync_now", json!({"target": "demo/me/feed"}))
-        .unwrap();
-    assert!(
-        matches!(outcome["outcome"].as_str(), Some("updated" | "notModified")),
-        "{outcome}"
-    );
+    let app = app_with(ALL, |builder| builder.refresh_floor(Duration::ZERO));
+    // A new target syncs once at start-up and takes the first scripted answer (4
+    // changed); Refresh gets the second (2 changed), or joins the start-up run if it
+    // is still in flight, and then gets the second with the next press.
+    app.source.push(Ok(SyncResult::Updated(
+        SyncReport::changed(2).with_etag("\"e2\""),
+    )));
+    let refresh = || {
+        app.ui
+            .invoke("sync_now", json!({"target": "demo/me/feed"}))
+            .unwrap()
+    };
+    let mut outcome = refresh();
+    if outcome == json!({"outcome": "updated", "changed": 4}) {
+        outcome = refresh();
+    }
+    assert_eq!(outcome, json!({"outcome": "updated", "changed": 2}));
+    assert_eq!(app.source.calls(), 2, "the start-up run and Refresh");
     let again = app
         .ui
         .invoke("sync_if_due", json!({"target": "demo/me/feed"}))
@@ -216,7 +225,7 @@ fn sync_commands_work_over_ipc() {
     );
     let status = app.ui.invoke("sync_status", json!({})).unwrap();
     assert_eq!(status[0]["target"], json!("demo/me/feed"));
-    assert_eq!(status[0]["state"]["etag"], json!("\"e1\""));
+    assert_eq!(status[0]["state"]["etag"], json!("\"e2\""));
     assert_eq!(status[0]["health"]["status"], json!("healthy"));
     app.ui
         .invoke("network_hint", json!({"online": true}))
@@ -796,36 +805,55 @@ fn ipc_answers_while_another_program_holds_the_write_lock_during_syncs() {
     use tauri_plugin_jobs::sync::SyncPolicy;
     let app = app(ALL);
     let sync = app.ui.jobs().sync().clone();
-    for name in ["a", "b", "c", "d"] {
+    let sources: Vec<Arc<FakeSource>> = (0..4).map(|_| Arc::new(FakeSource::new())).collect();
+    let names = ["a", "b", "c", "d"];
+    for (name, source) in names.iter().zip(&sources) {
         sync.register(
-            SyncTarget::new("demo", "me", name),
+            SyncTarget::new("demo", "me", *name),
             SyncPolicy::every(Duration::from_secs(600)),
-            Arc::new(FakeSource::new()),
+            source.clone(),
         )
         .unwrap();
     }
     let path = app.ui.jobs().queue().path();
     let other = rusqlite::Connection::open(&path).unwrap();
     other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let before: Vec<u32> = sources.iter().map(|s| s.calls()).collect();
     // Every sync run now waits to store its state.
-    for name in ["a", "b", "c", "d"] {
-        let sync = sync.clone();
-        tauri::async_runtime::spawn(async move {
-            let _ = sync.sync_now(&SyncTarget::new("demo", "me", name)).await;
-        });
+    let runs: Vec<_> = names
+        .iter()
+        .map(|name| {
+            let sync = sync.clone();
+            let target = SyncTarget::new("demo", "me", *name);
+            tauri::async_runtime::spawn(async move { sync.sync_now(&target).await })
+        })
+        .collect();
+    // Real threads and a real lock: the runs have asked their sources, so they are
+    // at (or on their way to) the write the lock holds up. Bounded.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while sources.iter().zip(&before).any(|(s, b)| s.calls() == *b) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the runs never started"
+        );
+        std::thread::yield_now();
     }
-    // Real threads and a real lock: give the runs a moment to reach their writes (the
-    // file lock cannot be observed from here). Bounded, and harmless if too short.
-    std::thread::sleep(Duration::from_millis(300));
     let started = std::time::Instant::now();
     let answer = app.ui.invoke("list_local_jobs", json!({}));
     let waited = started.elapsed();
+    // The contention was there: a run that asked its source could not finish while
+    // the other program held the lock.
+    let held_up = runs.iter().filter(|run| !run.inner().is_finished()).count();
     other.execute_batch("COMMIT").unwrap();
     assert!(answer.is_ok());
+    assert!(held_up > 0, "no run was waiting for the lock");
     assert!(
         waited < Duration::from_secs(2),
-        "an IPC command waited {waited:?} behind sync state writes"
+        "an IPC command waited {waited:?} behind {held_up} sync state writes"
     );
+    for run in runs {
+        tauri::async_runtime::block_on(run).unwrap().unwrap();
+    }
 }
 
 #[test]
@@ -861,13 +889,15 @@ fn ipc_error_replies_carry_no_secret() {
             .invoke("spawn_awaitable", json!({"kind": "double", "args": args}))
             .unwrap_err();
         assert!(!refused.to_string().contains(secret), "{refused}");
-        let refused = app.ui.invoke(
-            "enqueue",
-            json!({"kind": "echo", "payload": {"nested": args}}),
-        );
         // "echo" takes a string; a map is refused at enqueue, quoting nothing secret.
-        if let Err(refused) = refused {
-            assert!(!refused.to_string().contains(secret), "{refused}");
-        }
+        let refused = app
+            .ui
+            .invoke(
+                "enqueue",
+                json!({"kind": "echo", "payload": {"nested": args}}),
+            )
+            .unwrap_err();
+        assert_eq!(refused["code"], json!("invalidPayload"), "{refused}");
+        assert!(!refused.to_string().contains(secret), "{refused}");
     }
 }

@@ -714,15 +714,20 @@ fn a_failure_after_cancel_was_requested_ends_cancelled_not_retried() {
 #[test]
 fn every_state_change_is_published_after_commit() {
     let h = Harness::new();
-    let id = h.queue.enqueue("k", &1, EnqueueOptions::new()).unwrap().id;
+    let keyed = || EnqueueOptions::new().dedupe_key("only");
+    let id = h.queue.enqueue("k", &1, keyed()).unwrap().id;
+    // A dedupe hit, while queued and while running, changes nothing and publishes
+    // nothing.
+    let hit = h.queue.enqueue("k", &2, keyed()).unwrap();
+    assert_eq!((hit.id, hit.created), (id, false));
     let claimed = claim_one(&h.queue, "w", "k").unwrap();
+    assert!(!h.queue.enqueue("k", &3, keyed()).unwrap().created);
     h.queue
         .fail(&claimed.lease, JobFailure::retryable("x"))
         .unwrap();
     h.advance(Duration::from_secs(3600));
     let claimed = claim_one(&h.queue, "w", "k").unwrap();
     h.queue.complete(&claimed.lease, None).unwrap();
-    // A dedupe hit changes nothing and publishes nothing.
     let events = h.take_events();
     let moves: Vec<_> = events.iter().map(|e| (e.from, e.to, e.attempt)).collect();
     use JobStatus::*;

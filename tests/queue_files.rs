@@ -85,6 +85,50 @@ fn a_truncated_file_is_refused_untouched() {
 }
 
 #[test]
+fn a_file_of_ours_cut_short_by_one_byte_is_refused_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("raw.db");
+    made_db(&path);
+    let mut cut = bytes(&path);
+    cut.pop();
+    std::fs::write(&path, &cut).unwrap();
+    let err = Queue::open(&path, QueueOptions::new()).unwrap_err();
+    assert!(
+        matches!(&err, Error::Corrupt { path: p, .. } if p == &path),
+        "{err:?}"
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains("raw.db") && text.contains("cut short"),
+        "{text}"
+    );
+    assert_eq!(bytes(&path), cut);
+    assert!(!path.with_extension("db-wal").exists());
+}
+
+#[test]
+fn a_directory_where_the_file_should_be_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("raw.db");
+    std::fs::create_dir(&path).unwrap();
+    let err = Queue::open(&path, QueueOptions::new()).unwrap_err();
+    assert!(
+        matches!(&err, Error::Io { path: p, .. } if p == &path),
+        "{err:?}"
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains("raw.db") && text.contains("directory"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read_dir(&path).unwrap().count(),
+        0,
+        "nothing made in it"
+    );
+}
+
+#[test]
 fn reopening_keeps_the_jobs() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("nested/dir/raw.db");

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::{BoxError, JobResult, LocalJobContext, LocalJobId, LocalJobs, Observer};
 use crate::error::{Error, Result};
-use crate::json::{call_json, JsonCallError};
+use crate::json::{call_json, without_values, JsonCallError};
 
 type Body = dyn Fn(
         Value,
@@ -50,8 +50,9 @@ impl LocalKinds {
             let run = run.clone();
             // The body's closure runs inside the job's future, never on the caller.
             let future: Pin<Box<dyn Future<Output = _> + Send>> = Box::pin(async move {
-                let output = call_json(&*run, args, ctx)
-                    .map_err(|error| format!("invalid args: {error}"))?;
+                let output = call_json(&*run, args, ctx).map_err(|error| {
+                    format!("invalid args: {}", without_values(&error.to_string()))
+                })?;
                 output.await.map_err(|error| match error {
                     JsonCallError::Failed(error) => error,
                     JsonCallError::Output(error) => BoxError::from(error),

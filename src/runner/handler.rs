@@ -12,7 +12,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::backoff::RetryPolicy;
-use crate::json::{call_json, JsonCallError};
+use crate::json::{call_json, without_values, JsonCallError};
 use crate::kinds::{KindSpec, Schema};
 use crate::model::{Actor, JobId};
 
@@ -206,7 +206,8 @@ impl Handler {
                     }
                 }),
                 Err(error) => Box::pin(std::future::ready(Err(JobError::permanent(format!(
-                    "invalid payload: {error}"
+                    "invalid payload: {}",
+                    without_values(&error.to_string())
                 ))))),
             }
         };

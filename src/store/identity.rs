@@ -44,6 +44,15 @@ pub(crate) fn inspect(path: &Path) -> Result<Found> {
                 source,
             })
         }
+        Ok(meta) if meta.is_dir() => {
+            return Err(Error::Io {
+                path: path.to_owned(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::IsADirectory,
+                    "a directory, not a database file",
+                ),
+            })
+        }
         Ok(meta) => meta.len(),
     };
     if len == 0 {
@@ -61,18 +70,21 @@ pub(crate) fn inspect(path: &Path) -> Result<Found> {
             path: path.to_owned(),
         });
     }
-    let found = look(path, true)?;
+    let found = look(path, true, Some(len))?;
     // The main file alone looks empty, but a write-ahead log holds commits: look
     // again through the log. (Only here can the look touch the `-shm` index.)
     if found == Found::Empty && wal_has_frames(path) {
-        return look(path, false);
+        return look(path, false, None);
     }
     Ok(found)
 }
 
 /// Reads the header values and tables through a read-only connection: `immutable`
-/// reads the main file only.
-fn look(path: &Path, immutable: bool) -> Result<Found> {
+/// reads the main file only. With the file's length, a file that says it is ours and
+/// is not a whole number of its pages is refused as cut short (SQLite writes whole
+/// pages; a copy stopped midway or a disk filled outside SQLite leaves a part of one,
+/// and the file would open as if nothing had happened).
+fn look(path: &Path, immutable: bool, len: Option<u64>) -> Result<Found> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
         | OpenFlags::SQLITE_OPEN_URI
         | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -84,6 +96,18 @@ fn look(path: &Path, immutable: bool) -> Result<Found> {
     };
     let application_id = read("PRAGMA application_id")?;
     let version = read("PRAGMA user_version")?;
+    let page_size = u64::try_from(read("PRAGMA page_size")?).unwrap_or(0);
+    if let Some(len) = len.filter(|_| application_id == i64::from(APPLICATION_ID)) {
+        if page_size > 0 && len % page_size != 0 {
+            return Err(Error::Corrupt {
+                path: path.to_owned(),
+                detail: format!(
+                    "{len} bytes is not a whole number of its {page_size}-byte pages: the \
+                     file was cut short"
+                ),
+            });
+        }
+    }
     let tables = tables(&conn).map_err(|error| at_open(path, error))?;
     classify(path, application_id, version, &tables)
 }

@@ -364,7 +364,17 @@ pub(crate) fn at_open(path: &Path, error: rusqlite::Error) -> Error {
             path: path.to_owned(),
             source: std::io::Error::other(error.to_string()),
         },
-        _ => Error::from(error).in_file(path),
+        _ => match Error::from(error) {
+            // Whatever else went wrong at open is about this file: say which.
+            Error::Sqlite(error) => Error::Io {
+                path: path.to_owned(),
+                source: std::io::Error::other(error.to_string()),
+            },
+            Error::Full { detail } => Error::Full {
+                detail: format!("{}: {detail}", path.display()),
+            },
+            other => other.in_file(path),
+        },
     }
 }
 
