@@ -857,22 +857,6 @@ fn ipc_answers_while_another_program_holds_the_write_lock_during_syncs() {
 }
 
 #[test]
-fn window_focus_is_wired_to_a_sync_of_every_target() {
-    // The mock runtime never delivers window focus (its windows drop their event
-    // listeners and `set_focus` does nothing), so the wiring itself is read here;
-    // what `on_focus` does is tested in `plugin::triggers`, and the real window in
-    // the end-to-end run.
-    let plugin = include_str!("../src/plugin/mod.rs");
-    let wiring = plugin
-        .find("WindowEvent::Focused(true)")
-        .expect("the plugin watches window focus");
-    let call = plugin[wiring..]
-        .find("triggers::on_focus(")
-        .expect("and syncs on it");
-    assert!(call < 400, "the focus arm calls on_focus");
-}
-
-#[test]
 fn ipc_error_replies_carry_no_secret() {
     let app = app(ALL);
     for (args, secret) in [

@@ -331,6 +331,44 @@ await test("the schedule line and the inspector's Schedules tab follow a tick on
   await pressInInspector(browser, "#tab-jobs");
 });
 
+await test("moving the focus away and back syncs a due target once, and a burst of focus changes once", browser, async () => {
+  const invoke = (cmd, args = {}) =>
+    browser.executeAsync(
+      (cmd, args, done) => window.__TAURI__.core.invoke(cmd, args).then(() => done(null), (e) => done(String(e))),
+      cmd,
+      args,
+    );
+  const state = () =>
+    browser.executeAsync((done) =>
+      window.__TAURI__.jobs.syncStatus().then((all) => done(all.find((s) => s.target === "demo/local/feed").state)),
+    );
+  const failed = await invoke("open_focus_window");
+  if (failed) throw new Error(failed);
+  // Past the target's min_interval (5 s) since its last run, and far from its next
+  // scheduled one (every 30 s), so only the focus can start a run in the window below.
+  await until(
+    browser,
+    "a quiet moment for the target",
+    async () => {
+      const now = Date.now();
+      const s = await state();
+      return now - s.lastAttempt > 5500 && s.nextDue - now > 8000;
+    },
+    40_000,
+  );
+  const before = (await state()).lastAttempt;
+  await invoke("focus_window", { label: "second" });
+  await invoke("focus_window", { label: "main" });
+  await until(browser, "a sync on focus", async () => (await state()).lastAttempt !== before, 3000);
+  const ran = (await state()).lastAttempt;
+  for (let flip = 0; flip < 20; flip++) {
+    await invoke("focus_window", { label: flip % 2 === 0 ? "second" : "main" });
+  }
+  await invoke("focus_window", { label: "main" });
+  await browser.pause(1000);
+  if ((await state()).lastAttempt !== ran) throw new Error("twenty focus changes inside min_interval ran another sync");
+});
+
 const runsSeen = Number(await text(browser, "sync-runs"));
 await browser.deleteSession();
 

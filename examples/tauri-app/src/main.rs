@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use tauri::State;
+use tauri::{Manager, State};
 use tauri_plugin_jobs::local::BoxError;
 use tauri_plugin_jobs::queue::RetryPolicy;
 use tauri_plugin_jobs::runner::{Handler, JobContext, JobError};
@@ -69,6 +69,32 @@ fn set_server_failing(server: State<'_, DemoServer>, failing: bool) -> ServerInf
 #[tauri::command]
 fn set_server_throttling(server: State<'_, DemoServer>, throttling: bool) {
     server.feed.throttling.store(throttling, Ordering::Relaxed);
+}
+
+/// For the end-to-end run: a second window to move focus to (its page calls nothing).
+#[tauri::command]
+fn open_focus_window(app: tauri::AppHandle) -> Result<(), String> {
+    if app.get_webview_window("second").is_none() {
+        tauri::WebviewWindowBuilder::new(
+            &app,
+            "second",
+            tauri::WebviewUrl::App("second.html".into()),
+        )
+        .title("second window")
+        .inner_size(320.0, 200.0)
+        .build()
+        .map_err(|error| error.to_string())?;
+    }
+    Ok(())
+}
+
+/// For the end-to-end run: gives a window the focus, as a person clicking it would.
+#[tauri::command]
+fn focus_window(app: tauri::AppHandle, label: String) -> Result<(), String> {
+    let window = app
+        .get_webview_window(&label)
+        .ok_or_else(|| format!("no window {label:?}"))?;
+    window.set_focus().map_err(|error| error.to_string())
 }
 
 #[tauri::command]
@@ -150,6 +176,8 @@ fn main() {
             server_info,
             set_server_failing,
             set_server_throttling,
+            open_focus_window,
+            focus_window,
             bump_feed
         ])
         .run(tauri::generate_context!())
