@@ -815,6 +815,12 @@ fn ipc_answers_while_another_program_holds_the_write_lock_during_syncs() {
         )
         .unwrap();
     }
+    // Their start-up runs over (a run in flight is joined, and awaited to its end),
+    // so every run below starts afresh and asks its source.
+    for name in names {
+        tauri::async_runtime::block_on(sync.sync_now(&SyncTarget::new("demo", "me", name)))
+            .unwrap();
+    }
     let path = app.ui.jobs().queue().path();
     let other = rusqlite::Connection::open(&path).unwrap();
     other.execute_batch("BEGIN IMMEDIATE").unwrap();
