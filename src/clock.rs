@@ -8,6 +8,10 @@
 //! monotonic clock stops while the machine is suspended, and a run that fell due during
 //! the suspension must be noticed on wake-up.
 //!
+//! Beside it, [`Clock::awake`] is time the machine has been awake (a monotonic clock,
+//! which stops while the machine sleeps): the wall clock running ahead of it between
+//! two looks is how a wake from sleep is recognised ([`SleepWatch`]).
+//!
 //! The clock also says which time zone the machine's wall clock is in, for schedules
 //! on local time: the system's ([`TimeZone::system`], which `jiff` re-reads at most
 //! every five minutes, so a change after travel is seen), or, for a fake clock, the
@@ -15,8 +19,8 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 pub use jiff::tz::TimeZone;
 
@@ -31,6 +35,14 @@ pub use crate::model::Timestamp;
 pub trait Clock: Send + Sync + fmt::Debug + 'static {
     /// The current wall-clock time.
     fn now(&self) -> Timestamp;
+
+    /// Time the machine has been awake, from an origin of the clock's choosing: it
+    /// stops while the machine sleeps (`Instant`, a monotonic clock, by default; on
+    /// Linux and macOS it does not count a suspend).
+    fn awake(&self) -> Duration {
+        static ORIGIN: OnceLock<Instant> = OnceLock::new();
+        ORIGIN.get_or_init(Instant::now).elapsed()
+    }
 
     /// The time zone of the machine's wall clock now: the system's by default.
     fn local_zone(&self) -> TimeZone {
@@ -63,8 +75,9 @@ impl Clock for SystemClock {
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct FakeClock {
-    // Relaxed is enough: the clock is a single value with no other memory to order.
+    // Relaxed is enough: each is a single value with no other memory to order.
     millis: Arc<AtomicI64>,
+    awake: Arc<AtomicI64>,
     // Mutex: set by a test now and then; `None` is UTC.
     zone: Arc<Mutex<Option<TimeZone>>>,
 }
@@ -75,17 +88,26 @@ impl FakeClock {
     pub fn new(start: Timestamp) -> Self {
         FakeClock {
             millis: Arc::new(AtomicI64::new(start.as_millis())),
+            awake: Arc::default(),
             zone: Arc::default(),
         }
     }
 
-    /// Moves the clock forward.
+    /// Moves the clock forward: wall time and awake time alike.
     pub fn advance(&self, by: Duration) {
+        self.millis
+            .fetch_add(duration_millis(by), Ordering::Relaxed);
+        self.awake.fetch_add(duration_millis(by), Ordering::Relaxed);
+    }
+
+    /// The machine sleeps for `by`: the wall clock jumps forward, no awake time passes
+    /// (as a suspended laptop's monotonic clock does not move).
+    pub fn suspend(&self, by: Duration) {
         self.millis
             .fetch_add(duration_millis(by), Ordering::Relaxed);
     }
 
-    /// Sets the clock to `to`, forwards or backwards.
+    /// Sets the wall clock to `to`, forwards or backwards (awake time stays).
     pub fn set(&self, to: Timestamp) {
         self.millis.store(to.as_millis(), Ordering::Relaxed);
     }
@@ -101,8 +123,50 @@ impl Clock for FakeClock {
         Timestamp::from_millis(self.millis.load(Ordering::Relaxed))
     }
 
+    fn awake(&self) -> Duration {
+        Duration::from_millis(self.awake.load(Ordering::Relaxed).max(0) as u64)
+    }
+
     fn local_zone(&self) -> TimeZone {
         lock(&self.zone).clone().unwrap_or(TimeZone::UTC)
+    }
+}
+
+/// How far the wall clock must run ahead of the awake clock between two looks to
+/// count as a wake from sleep. Small, so that a sleep longer than a short lease is
+/// seen; an NTP step of the wall clock reads the same and costs only a delayed sweep.
+pub const WAKE_JUMP: Duration = Duration::from_secs(2);
+
+/// Recognises wakes from sleep: at each look, a wall clock that ran ahead of the awake
+/// clock by more than [`WAKE_JUMP`] since the previous look means the machine slept.
+#[derive(Debug, Default)]
+pub(crate) struct SleepWatch {
+    // Mutex: one look at a time; each takes two clock readings.
+    state: Mutex<SleepState>,
+}
+
+#[derive(Debug, Default)]
+struct SleepState {
+    last: Option<(Timestamp, Duration)>,
+    woke_at: Option<Timestamp>,
+}
+
+impl SleepWatch {
+    /// Looks at the clock: the wall time of the last wake seen, if any (this look's,
+    /// when it is one).
+    pub(crate) fn look(&self, clock: &dyn Clock) -> Option<Timestamp> {
+        let (wall, awake) = (clock.now(), clock.awake());
+        let mut state = lock(&self.state);
+        if let Some((last_wall, last_awake)) = state.last {
+            let wall_passed = wall.duration_since(last_wall);
+            let awake_passed = awake.saturating_sub(last_awake);
+            if wall_passed > awake_passed + WAKE_JUMP {
+                tracing::debug!(slept = ?(wall_passed - awake_passed), "woke from sleep");
+                state.woke_at = Some(wall);
+            }
+        }
+        state.last = Some((wall, awake));
+        state.woke_at
     }
 }
 
@@ -118,6 +182,22 @@ mod tests {
         assert_eq!(other.now(), Timestamp::from_millis(15));
         other.set(Timestamp::from_millis(1));
         assert_eq!(clock.now(), Timestamp::from_millis(1));
+    }
+
+    #[test]
+    fn a_wall_clock_running_ahead_of_the_awake_clock_is_a_wake() {
+        let clock = FakeClock::new(Timestamp::from_millis(1_000_000));
+        let watch = SleepWatch::default();
+        assert_eq!(watch.look(&clock), None);
+        clock.advance(Duration::from_secs(3600));
+        assert_eq!(watch.look(&clock), None, "awake all along");
+        clock.suspend(Duration::from_secs(1));
+        assert_eq!(watch.look(&clock), None, "within WAKE_JUMP");
+        clock.suspend(Duration::from_secs(7200));
+        let woke = watch.look(&clock).expect("a wake");
+        assert_eq!(woke, clock.now());
+        clock.advance(Duration::from_secs(10));
+        assert_eq!(watch.look(&clock), Some(woke), "the last wake is kept");
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use rusqlite::{Connection, Transaction};
 
 use crate::bus::{EventBus, JobStateChanged};
-use crate::clock::{Clock, Timestamp};
+use crate::clock::{Clock, SleepWatch, Timestamp};
 use crate::error::Result;
 use crate::kinds::Kinds;
 use crate::locks::lock;
@@ -76,6 +76,7 @@ struct Inner {
     hooks: Hooks,
     // Mutex: changed when a runner goes idle or busy, never on a hot path.
     watching: Mutex<Watching>,
+    sleep: SleepWatch,
 }
 
 impl std::fmt::Debug for Db {
@@ -107,8 +108,15 @@ impl Db {
                 kinds,
                 hooks: Arc::new(Mutex::new(Vec::new())),
                 watching: Mutex::new(Watching::default()),
+                sleep: SleepWatch::default(),
             }),
         })
+    }
+
+    /// Looks at the clock for a wake from sleep: the wall time of the last one this
+    /// handle saw, if any.
+    pub(crate) fn woke_at(&self) -> Option<Timestamp> {
+        self.inner.sleep.look(&*self.inner.clock)
     }
 
     /// The database file.

@@ -190,6 +190,8 @@ impl Queue {
         let now = db.now();
         let specs = db.kinds().specs();
         let sweep = request.is_some() && self.sweep_due(now);
+        // A wake from sleep seen by this handle gives running leases time to renew.
+        let woke_at = db.woke_at();
         if batch.is_empty() && !self.inner.last_claim_found.load(Ordering::Relaxed) {
             // A claim that will find nothing should not take the write lock: an idle
             // runner asks every poll interval, and other processes are writing. After
@@ -225,7 +227,12 @@ impl Queue {
             let claimed = match request {
                 Some(request) => {
                     if sweep {
-                        changes.extend(jobs::reclaim_expired(tx, now, DEFAULT_MAX_LEASE_EXPIRIES)?);
+                        changes.extend(jobs::reclaim_expired(
+                            tx,
+                            now,
+                            DEFAULT_MAX_LEASE_EXPIRIES,
+                            woke_at,
+                        )?);
                     }
                     claim_in(tx, request, &kinds, &specs, now, &mut changes)?
                 }
@@ -246,9 +253,10 @@ impl Queue {
     pub fn reclaim_expired(&self) -> Result<usize> {
         let db = self.db();
         let now = db.now();
+        let woke_at = db.woke_at();
         let changes = db
             .store()
-            .write(|tx| jobs::reclaim_expired(tx, now, DEFAULT_MAX_LEASE_EXPIRIES))?;
+            .write(|tx| jobs::reclaim_expired(tx, now, DEFAULT_MAX_LEASE_EXPIRIES, woke_at))?;
         let count = changes.len();
         db.publish(changes, now);
         Ok(count)
@@ -373,26 +381,32 @@ fn claim_in(
         let lease_length = request.lease_for(kind);
         let expires_at = now.saturating_add(lease_length);
         let token = new_token();
-        let job =
-            match jobs::mark_running(tx, candidate.id, &request.worker, token, expires_at, now) {
-                Ok(job) => job,
-                Err(Error::StoredJson { id, column, reason }) => {
-                    // A row written by something else that cannot be read back must
-                    // not block every later claim: fail it, naming why.
-                    let error =
-                        sanitize_error(&format!("stored {column} is not valid JSON: {reason}"));
-                    let attempt = jobs::fail_unreadable(tx, id, kind, &error, now)?;
-                    changes.push(Change {
-                        id,
-                        kind: kind.to_owned(),
-                        from: Some(JobStatus::Queued),
-                        to: JobStatus::Failed,
-                        attempt,
-                    });
-                    continue;
-                }
-                Err(error) => return Err(error),
-            };
+        let job = match jobs::mark_running(
+            tx,
+            candidate.id,
+            &request.worker,
+            token,
+            expires_at,
+            duration_millis(lease_length),
+            now,
+        ) {
+            Ok(job) => job,
+            Err(Error::StoredJson { id, column, reason }) => {
+                // A row written by something else that cannot be read back must
+                // not block every later claim: fail it, naming why.
+                let error = sanitize_error(&format!("stored {column} is not valid JSON: {reason}"));
+                let attempt = jobs::fail_unreadable(tx, id, kind, &error, now)?;
+                changes.push(Change {
+                    id,
+                    kind: kind.to_owned(),
+                    from: Some(JobStatus::Queued),
+                    to: JobStatus::Failed,
+                    attempt,
+                });
+                continue;
+            }
+            Err(error) => return Err(error),
+        };
         changes.push(Change {
             id: job.id,
             kind: job.kind.clone(),

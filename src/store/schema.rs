@@ -220,12 +220,16 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     //   counted against `max_attempts` (the job runs again whatever its attempt
     //   count), and `attempts` still counts every start, so attempt numbers never
     //   repeat.
+    // - `lease_ms`: the length of the running attempt's lease, so that after a wake
+    //   from sleep (when every lease looks expired by the wall clock) a sweeper gives
+    //   each holder one renewal period (a third of it) of awake time to renew first.
     // - `kinds.max_lease_expiries`: after this many in a row the job fails (a job
     //   that kills its worker every time must not run for ever); NULL: the default.
     r#"
     ALTER TABLE jobs ADD COLUMN lease_token INTEGER;
     ALTER TABLE jobs ADD COLUMN lease_expiries INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE jobs ADD COLUMN lost_attempts INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE jobs ADD COLUMN lease_ms INTEGER;
     ALTER TABLE kinds ADD COLUMN max_lease_expiries INTEGER
         CHECK (max_lease_expiries IS NULL OR max_lease_expiries >= 1);
     "#,

@@ -69,6 +69,10 @@ use crate::queue::Queue;
 use crate::random::{RandomSource, ThreadRandom};
 use crate::store::kv;
 
+/// Over how long, at most, the starts of targets that fell due together are spread
+/// after a wake from sleep.
+pub const WAKE_SPREAD: std::time::Duration = std::time::Duration::from_secs(5);
+
 struct Entry {
     policy: SyncPolicy,
     source: Arc<dyn SyncSource>,
@@ -202,6 +206,30 @@ impl SyncEngine {
 
     // ===== entry points =====
 
+    /// Over how long the starts of `count` runs are spread: after a wake from sleep
+    /// (the wake trigger, or the loop's first look after one), when many targets fell
+    /// due at once, [`WAKE_SPREAD`] at random (the injected randomness), so that
+    /// opening a laptop's lid does not send every request in the same instant.
+    fn spread(&self, mode: Mode, count: usize) -> std::time::Duration {
+        if count < 2 {
+            return std::time::Duration::ZERO;
+        }
+        let after_wake = match mode {
+            Mode::IfDue(Trigger::Wake) => true,
+            Mode::Due => self
+                .inner
+                .db
+                .woke_at()
+                .is_some_and(|at| self.now().duration_since(at) < WAKE_SPREAD),
+            _ => false,
+        };
+        if after_wake {
+            WAKE_SPREAD
+        } else {
+            std::time::Duration::ZERO
+        }
+    }
+
     /// Runs every target due at `now` (concurrently) and reports each outcome.
     /// Also re-checks every target's health, so one that went quiet is reported.
     pub async fn run_due(&self, now: Timestamp) -> Vec<(SyncTarget, SyncOutcome)> {
@@ -226,12 +254,24 @@ impl SyncEngine {
         targets: Vec<SyncTarget>,
         mode: Mode,
     ) -> Vec<(SyncTarget, SyncOutcome)> {
+        let spread = self.spread(mode, targets.len());
         let runs: Vec<_> = targets
             .into_iter()
             .map(|target| {
                 let engine = self.clone();
                 let run_target = target.clone();
-                let run = tokio::spawn(async move { engine.run(&run_target, mode).await });
+                // Awake time (a tokio timer): a start spread over a few seconds.
+                let delay = if spread.is_zero() {
+                    spread
+                } else {
+                    spread.mul_f64(self.inner.random.unit())
+                };
+                let run = tokio::spawn(async move {
+                    if !delay.is_zero() {
+                        tokio::time::sleep(delay).await;
+                    }
+                    engine.run(&run_target, mode).await
+                });
                 (target, run)
             })
             .collect();

@@ -82,7 +82,7 @@ pub(crate) fn renew(
 ) -> Result<Option<bool>> {
     let changed = tx
         .prepare_cached(
-            "UPDATE jobs SET lease_expires_at = ?4, updated_at = ?5 \
+            "UPDATE jobs SET lease_expires_at = ?4, lease_ms = ?4 - ?5, updated_at = ?5 \
              WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3 \
              AND lease_token = ?6",
         )?

@@ -19,10 +19,16 @@ const NEXT_RUN_SCAN: u32 = 256;
 /// died: nothing says the job failed; `lost_attempts` keeps it); a job whose cancellation was asked for ends cancelled; one whose
 /// leases expired `max_lease_expiries` times in a row (its kind's, else
 /// `default_expiries`) ends failed, saying so.
+///
+/// After a wake from sleep at `woke_at`, the wall clock has jumped and every lease
+/// looks expired: a lease is then reclaimed only once its holder has had one renewal
+/// period (a third of the lease) since the wake and did not renew. A holder that is
+/// alive renews in that time; one that died, or is frozen, does not.
 pub(crate) fn reclaim_expired(
     tx: &Transaction<'_>,
     now: Timestamp,
     default_expiries: u32,
+    woke_at: Option<Timestamp>,
 ) -> Result<Vec<Change>> {
     // ?1 now, ?2 the default; `dead` is whether this expiry is the last one allowed.
     macro_rules! dead {
@@ -53,10 +59,12 @@ pub(crate) fn reclaim_expired(
            run_at = lease_expires_at, \
            lease_owner = NULL, lease_expires_at = NULL, lease_token = NULL, updated_at = ?1 \
          WHERE id IN (SELECT id FROM jobs INDEXED BY jobs_active \
-                      WHERE status = 'running' AND lease_expires_at <= ?1) \
+                      WHERE status = 'running' AND lease_expires_at <= ?1 \
+                      AND (?3 IS NULL OR ?3 + coalesce(lease_ms, 30000) / 3 <= ?1)) \
          RETURNING id, kind, status, attempts"
     ))?;
-    let rows = statement.query_map(params![now.as_millis(), default_expiries], |r| {
+    let woke_at = woke_at.map(Timestamp::as_millis);
+    let rows = statement.query_map(params![now.as_millis(), default_expiries, woke_at], |r| {
         Ok(Change {
             id: JobId::from_raw(r.get(0)?),
             kind: r.get(1)?,
@@ -155,18 +163,20 @@ pub(crate) fn candidates(
 /// `UPDATE ... RETURNING` would do this in one statement, but SQLite keeps RETURNING
 /// rows in a temporary b-tree it builds and tears down per call; an update and a
 /// primary-key read are cheaper.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn mark_running(
     tx: &Transaction<'_>,
     id: i64,
     worker: &str,
     token: i64,
     expires_at: Timestamp,
+    lease_ms: i64,
     now: Timestamp,
 ) -> Result<Job> {
     tx.prepare_cached(
         "UPDATE jobs SET status = 'running', lease_owner = ?2, lease_expires_at = ?3, \
          attempts = attempts + 1, started_at = ?4, updated_at = ?4, \
-         progress_done = NULL, progress_total = NULL, lease_token = ?5 \
+         progress_done = NULL, progress_total = NULL, lease_token = ?5, lease_ms = ?6 \
          WHERE id = ?1 AND status = 'queued'",
     )?
     .execute(params![
@@ -174,7 +184,8 @@ pub(crate) fn mark_running(
         worker,
         expires_at.as_millis(),
         now.as_millis(),
-        token
+        token,
+        lease_ms
     ])?;
     match read_one(tx, JobId::from_raw(id))? {
         None => Err(Error::JobNotFound(JobId::from_raw(id))),
