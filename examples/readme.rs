@@ -54,7 +54,23 @@ async fn runner() -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
+/// "Sleep and updates": a handler that reads the payloads of an earlier build.
+#[rustfmt::skip]
+fn payload_versions() -> tauri_plugin_jobs::runner::Handler {
+    use tauri_plugin_jobs::runner::{Handler, JobContext};
+
+    #[derive(serde::Deserialize)]
+    struct ThumbnailV1 { path: String }
+    #[derive(serde::Serialize, serde::Deserialize)]
+    struct Thumbnail { path: String, width: u32 }
+
+    Handler::new("thumbnail", |job: Thumbnail, _ctx: JobContext| async move { Ok(job.width) })
+        .payload_version(2)
+        .upgrade(1, |old: ThumbnailV1| Ok::<_, String>(Thumbnail { path: old.path, width: 256 }))
+}
+
 fn main() -> Result<(), Box<dyn Error>> {
+    let _ = payload_versions();
     // The snippets write raw.db and read config.toml where they run.
     let dir = tempfile::tempdir()?;
     std::env::set_current_dir(dir.path())?;

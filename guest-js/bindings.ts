@@ -444,6 +444,14 @@ export type Job = {
 	 *  wrote); that field is then empty. A list shows such a row instead of failing.
 	 */
 	unreadable: string | null,
+	/**  The version of its payload (1 unless its kind declares versions). */
+	payloadVersion: number,
+	/**
+	 *  Queued, and this process registers nothing for its kind (no handler, and not
+	 *  declared as run by agents): it waits for a build that has a handler, or for
+	 *  its kind to be retired.
+	 */
+	handlerMissing: boolean,
 };
 
 /**  A finished durable job was deleted (by an operator, not by retention). */
@@ -593,6 +601,11 @@ export type KindCount = {
 	status: JobStatus,
 	/**  Jobs of that kind in that status. */
 	count: number,
+	/**
+	 *  The count is of queued jobs whose kind this process registers nothing for (no
+	 *  handler, not declared as run by agents): they wait for a build that has one.
+	 */
+	handlerMissing?: boolean,
 };
 
 /**  Claims of a job kind were paused or resumed, in every process. */

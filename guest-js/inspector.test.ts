@@ -33,6 +33,8 @@ function job(id: number, fields: Partial<Job> = {}): Job {
     timeoutMs: null,
     progress: null,
     unreadable: null,
+    payloadVersion: 1,
+    handlerMissing: false,
     ...fields,
   } as Job;
 }
@@ -198,6 +200,18 @@ describe("inspector", () => {
     await jobsEvent({ type: "jobStateChanged", id: 1, kind: "ingest", from: "queued", to: "running", attempt: 1, at: 2 });
     await until(() => root.querySelectorAll("#jobs tr").length === 2, "the new job");
     expect((root.querySelector('#jobs tr[data-id="1"]') as HTMLElement).dataset.status).toBe("running");
+    inspector.destroy();
+  });
+
+  it("a job of a kind nobody runs here says so", async () => {
+    backend([job(1, { kind: "resize", handlerMissing: true }), job(2)], false);
+    const host = document.createElement("div");
+    const inspector = mountInspector(host);
+    await inspector.ready;
+    const root = host.shadowRoot!;
+    const status = (id: number) => (root.querySelector(`#jobs tr[data-id="${id}"] td.status`) as HTMLElement).textContent;
+    expect(status(1)).toContain("no handler here");
+    expect(status(2)).not.toContain("no handler");
     inspector.destroy();
   });
 

@@ -41,6 +41,9 @@ function rowOf(tbody: Element, id: string | number): HTMLTableRowElement | undef
   return Array.from(tbody.querySelectorAll("tr")).find((row) => row.dataset.id === String(id));
 }
 
+/** What a job of a kind nobody runs here is waiting for. */
+const NO_HANDLER = "waiting for a handler that is not registered in this app (a kind an update removed?)";
+
 /** About the most bytes of payloads and results the plugin puts in one page. */
 const PAGE_BYTES = 4 << 20;
 
@@ -413,7 +416,11 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
       { "data-id": job.id, "data-status": job.status, class: job.id === state.selected ? "selected" : null },
       h("td", {}, h("button", { "data-action": "open", "aria-label": `Open job ${job.id}`, onclick: () => select(job.id) }, `#${job.id}`)),
       h("td", {}, job.kind),
-      h("td", { class: `status status-${job.status}` }, job.status),
+      h(
+        "td",
+        { class: `status status-${job.status}`, title: job.handlerMissing ? NO_HANDLER : null },
+        job.handlerMissing ? `${job.status} · no handler here` : job.status,
+      ),
       h("td", { class: "num" }, `${job.attempts}/${job.maxAttempts}`),
       h("td", { class: "num" }, String(job.priority)),
       h("td", {}, job.actor),
@@ -530,9 +537,11 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
     if (state.destroyed) return;
     state.paused = new Set(paused);
     const kinds = new Map<string, Map<JobStatus, number>>();
-    for (const { kind, status, count } of counts as KindCount[]) {
+    const unhandled = new Set<string>();
+    for (const { kind, status, count, handlerMissing } of counts as KindCount[]) {
       if (!kinds.has(kind)) kinds.set(kind, new Map());
       kinds.get(kind)!.set(status, count);
+      if (handlerMissing) unhandled.add(kind);
     }
     for (const kind of paused) if (!kinds.has(kind)) kinds.set(kind, new Map());
     suggestKinds(kinds.keys());
@@ -549,7 +558,15 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
             isPaused ? "Resume" : "Pause",
           )
         : "";
-      return h("tr", { "data-kind": kind }, h("th", { scope: "row" }, kind), ...cells, h("td", {}, isPaused ? "paused" : ""), h("td", {}, action));
+      const claims = isPaused ? "paused" : unhandled.has(kind) ? "no handler here" : "";
+      return h(
+        "tr",
+        { "data-kind": kind, title: unhandled.has(kind) ? NO_HANDLER : null },
+        h("th", { scope: "row" }, kind),
+        ...cells,
+        h("td", {}, claims),
+        h("td", {}, action),
+      );
     });
     countsPanel.replaceChildren(
       h(

@@ -10,7 +10,7 @@
 //!
 //! Beside it, [`Clock::awake`] is time the machine has been awake (a monotonic clock,
 //! which stops while the machine sleeps): the wall clock running ahead of it between
-//! two looks is how a wake from sleep is recognised ([`SleepWatch`]).
+//! two looks is how a wake from sleep is recognised (`SleepWatch`).
 //!
 //! The clock also says which time zone the machine's wall clock is in, for schedules
 //! on local time: the system's ([`TimeZone::system`], which `jiff` re-reads at most

@@ -113,6 +113,28 @@ pub struct KindSpec {
     pub retry: Option<RetryPolicy>,
     /// Attempts for jobs enqueued without their own number.
     pub max_attempts: Option<u32>,
+    /// The version of the payload this build's handler takes (1 when `None`). Jobs
+    /// remember the version they were enqueued with; an older payload is upgraded
+    /// through [`upgrades`](KindSpec::upgrade) before the handler sees it, and a
+    /// process that knows only older versions never claims a newer one.
+    pub payload_version: Option<u32>,
+    /// How to bring a payload from each older version to the next.
+    pub(crate) upgrades: Upgrades,
+}
+
+type UpgradeFn = dyn Fn(Value) -> Result<Value, String> + Send + Sync;
+
+/// The steps that bring an old payload to the current version, each from one
+/// version to the next.
+#[derive(Clone, Default)]
+pub(crate) struct Upgrades(Vec<(u32, Arc<UpgradeFn>)>);
+
+impl fmt::Debug for Upgrades {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|(from, _)| from))
+            .finish()
+    }
 }
 
 impl KindSpec {
@@ -148,6 +170,70 @@ impl KindSpec {
     pub fn max_attempts(mut self, attempts: u32) -> Self {
         self.max_attempts = Some(attempts);
         self
+    }
+
+    /// Sets the version of the payload this build takes (1 by default).
+    #[must_use]
+    pub fn payload_version(mut self, version: u32) -> Self {
+        self.payload_version = Some(version.max(1));
+        self
+    }
+
+    /// How a payload of version `from` becomes one of version `from + 1`: the old
+    /// payload deserialised into `Old`, `step` returning the new one (or why it
+    /// cannot), serialised. Steps chain: a job enqueued at version 1 meets the steps
+    /// from 1, 2, ... up to this build's version.
+    ///
+    /// ```
+    /// use serde::{Deserialize, Serialize};
+    /// use tauri_plugin_jobs::queue::KindSpec;
+    ///
+    /// #[derive(Deserialize)]
+    /// struct V1 { path: String }
+    /// #[derive(Serialize)]
+    /// struct V2 { path: String, width: u32 }
+    ///
+    /// let spec = KindSpec::new()
+    ///     .payload_version(2)
+    ///     .upgrade(1, |old: V1| Ok::<_, String>(V2 { path: old.path, width: 256 }));
+    /// ```
+    #[must_use]
+    pub fn upgrade<Old, New, F, E>(mut self, from: u32, step: F) -> Self
+    where
+        Old: DeserializeOwned,
+        New: serde::Serialize,
+        F: Fn(Old) -> Result<New, E> + Send + Sync + 'static,
+        E: fmt::Display,
+    {
+        let step = move |value: Value| -> Result<Value, String> {
+            let old = Old::deserialize(value).map_err(|error| {
+                without_values(&format!("not a version {from} payload: {error}"))
+            })?;
+            let new = step(old).map_err(|error| sanitize_error(&error.to_string()))?;
+            crate::json::to_value_bounded(&new).map_err(|error| error.to_string())
+        };
+        self.upgrades.0.retain(|(at, _)| *at != from);
+        self.upgrades.0.push((from, Arc::new(step)));
+        self
+    }
+
+    /// The payload version this build takes.
+    #[must_use]
+    pub fn version(&self) -> u32 {
+        self.payload_version.unwrap_or(1).max(1)
+    }
+
+    /// Brings a payload of version `from` up to [`version`](KindSpec::version), step
+    /// by step; the error names the step that failed or is missing.
+    pub(crate) fn upgraded(&self, from: u32, mut payload: Value) -> Result<Value, String> {
+        let to = self.version();
+        for at in from.max(1)..to {
+            let Some((_, step)) = self.upgrades.0.iter().find(|(from, _)| *from == at) else {
+                return Err(format!("no upgrade from version {at} is registered"));
+            };
+            payload = step(payload).map_err(|reason| format!("from version {at}: {reason}"))?;
+        }
+        Ok(payload)
     }
 }
 

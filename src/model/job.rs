@@ -276,6 +276,12 @@ pub struct Job {
     /// Why the stored payload or result could not be read (a row another program
     /// wrote); that field is then empty. A list shows such a row instead of failing.
     pub unreadable: Option<String>,
+    /// The version of its payload (1 unless its kind declares versions).
+    pub payload_version: u32,
+    /// Queued, and this process registers nothing for its kind (no handler, and not
+    /// declared as run by agents): it waits for a build that has a handler, or for
+    /// its kind to be retired.
+    pub handler_missing: bool,
 }
 
 /// How far a durable job's attempt is, as its handler reported.
@@ -444,4 +450,8 @@ pub struct KindCount {
     pub status: JobStatus,
     /// Jobs of that kind in that status.
     pub count: u32,
+    /// The count is of queued jobs whose kind this process registers nothing for (no
+    /// handler, not declared as run by agents): they wait for a build that has one.
+    #[serde(default)]
+    pub handler_missing: bool,
 }

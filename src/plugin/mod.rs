@@ -37,7 +37,7 @@ use crate::bus::EventBus;
 use crate::config::Config;
 use crate::local::{BoxError, LocalJobContext, LocalJobs, LocalKinds};
 use crate::locks::lock;
-use crate::queue::{Queue, QueueOptions};
+use crate::queue::{JobId, KindSpec, Queue, QueueOptions, Retire};
 use crate::runner::{Handler, Runner, RunnerSettings};
 use crate::scheduler::{ScheduleSpec, Scheduler};
 use crate::sync::{NetworkWatch, SyncEngine, SyncPolicy, SyncSource, SyncTarget, NETWORK_DEBOUNCE};
@@ -175,6 +175,37 @@ impl Jobs {
         &self.bus
     }
 
+    /// Readies the app for an update about to be installed (and the restart that
+    /// follows): stops the scheduler and the sync loop so nothing new starts, stops
+    /// claiming, lets running jobs finish for `grace`, gives the rest back to the
+    /// queue without counting their attempt (their last progress stored with them),
+    /// and checkpoints `raw.db`'s write-ahead log so the next start opens a clean
+    /// file. Returns the jobs it gave back: they run again after the restart.
+    ///
+    /// ```no_run
+    /// # async fn install(app: tauri::AppHandle) -> Result<(), Box<dyn std::error::Error>> {
+    /// use std::time::Duration;
+    /// use tauri_plugin_jobs::JobsExt;
+    ///
+    /// let ready = app.jobs().prepare_for_update(Duration::from_secs(10)).await?;
+    /// println!("{} jobs will run again after the update", ready.released.len());
+    /// // then: update.download_and_install(...), app.restart()
+    /// # Ok(()) }
+    /// ```
+    pub async fn prepare_for_update(&self, grace: Duration) -> crate::Result<UpdateReady> {
+        self.scheduler.stop().await;
+        self.sync.stop().await;
+        let released = self.runner.stop_releasing(grace).await?;
+        let queue = self.queue.clone();
+        let checkpointed = tauri::async_runtime::spawn_blocking(move || queue.checkpoint())
+            .await
+            .map_err(|error| crate::Error::invalid_argument("checkpoint", error.to_string()))??;
+        Ok(UpdateReady {
+            released,
+            checkpointed,
+        })
+    }
+
     /// Stops the runner (with the grace period), the scheduler and the sync loop.
     pub async fn shutdown(&self) {
         self.stop.cancel();
@@ -185,6 +216,18 @@ impl Jobs {
         self.sync.stop().await;
         drop(lock(&self.network).take());
     }
+}
+
+/// What [`Jobs::prepare_for_update`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct UpdateReady {
+    /// Jobs still running when the grace ran out, given back to the queue: they run
+    /// again after the restart, the attempt not counted.
+    pub released: Vec<JobId>,
+    /// Whether the whole write-ahead log went into the main file (another process
+    /// reading meanwhile can hold part of it back; harmless).
+    pub checkpointed: bool,
 }
 
 /// `app.jobs()` on anything that is a [`Manager`].
@@ -234,6 +277,8 @@ pub struct Builder {
     ignore_network: bool,
     local_jobs_per_window: Option<usize>,
     refresh_floor: Option<Duration>,
+    retired: Vec<(String, Retire)>,
+    agent_kinds: Vec<String>,
 }
 
 impl Builder {
@@ -311,6 +356,22 @@ impl Builder {
     /// default, zero for none.
     pub fn refresh_floor(mut self, floor: Duration) -> Self {
         self.refresh_floor = Some(floor);
+        self
+    }
+
+    /// Retires a job kind no handler of this build runs any more (it was removed in
+    /// an update): at start, before anything runs, its queued jobs are cancelled, or
+    /// every one of them not running is deleted, in one transaction, with the events a
+    /// page follows ([`Queue::retire_kind`]).
+    pub fn retire_kind(mut self, kind: impl Into<String>, how: Retire) -> Self {
+        self.retired.push((kind.into(), how));
+        self
+    }
+
+    /// Declares a job kind that agents (or another process) run, not a handler of
+    /// this app: its queued jobs are not shown as waiting for a missing handler.
+    pub fn agent_kind(mut self, kind: impl Into<String>) -> Self {
+        self.agent_kinds.push(kind.into());
         self
     }
 
@@ -414,6 +475,13 @@ impl Builder {
             &database,
             QueueOptions::new().bus(bus.clone()).config(&config.jobs),
         )?;
+        for (kind, how) in &self.retired {
+            let retired = queue.retire_kind(kind, *how)?;
+            tracing::info!(kind = %kind, ?retired, "retired a job kind");
+        }
+        for kind in self.agent_kinds {
+            queue.register_kind(kind, KindSpec::new());
+        }
         let runner = Runner::new(
             queue.clone(),
             self.handlers,

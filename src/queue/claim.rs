@@ -50,6 +50,11 @@ pub struct ClaimRequest {
     pub kind_leases: HashMap<String, Duration>,
     /// How many jobs to claim at most in this one transaction.
     pub max_jobs: u32,
+    /// The newest payload version the worker takes, per kind: a job of a newer one
+    /// (written by a newer build) is left for a worker that knows it. A kind named
+    /// here is taken up to that version; one not named, up to the version its spec
+    /// registered in this process says, else version 1.
+    pub versions: HashMap<String, u32>,
 }
 
 impl ClaimRequest {
@@ -67,7 +72,15 @@ impl ClaimRequest {
             lease: Duration::from_secs(30),
             kind_leases: HashMap::new(),
             max_jobs: 1,
+            versions: HashMap::new(),
         }
+    }
+
+    /// Takes jobs of `kind` with payloads up to `version`.
+    #[must_use]
+    pub fn payload_version(mut self, kind: impl Into<String>, version: u32) -> Self {
+        self.versions.insert(kind.into(), version.max(1));
+        self
     }
 
     /// Caps the running jobs of `kind` at `limit`.
@@ -158,6 +171,7 @@ impl Queue {
         reach: Option<&Patterns>,
     ) -> Result<(Vec<Result<Finished>>, Vec<ClaimedJob>)> {
         let mut kinds: Vec<&str> = Vec::new();
+        let specs = self.db().kinds().specs();
         let request = match request {
             Some(request) => {
                 check_claim(request)?;
@@ -188,7 +202,13 @@ impl Queue {
             .collect();
         let db = self.db();
         let now = db.now();
-        let specs = db.kinds().specs();
+        let versioned: Vec<(&str, u32)> = match request {
+            Some(request) => kinds
+                .iter()
+                .map(|kind| (*kind, known_version(request, &specs, kind)))
+                .collect(),
+            None => Vec::new(),
+        };
         let sweep = request.is_some() && self.sweep_due(now);
         // A wake from sleep seen by this handle gives running leases time to renew.
         let woke_at = db.woke_at();
@@ -199,7 +219,7 @@ impl Queue {
             // reads would only add a read transaction to every job.
             let nothing = db.read(|conn| {
                 let expired = sweep && jobs::any_expired(conn, now)?;
-                Ok(!expired && !jobs::any_runnable(conn, &kinds, now)?)
+                Ok(!expired && !jobs::any_runnable(conn, &versioned, now)?)
             })?;
             if nothing {
                 return Ok((Vec::new(), Vec::new()));
@@ -234,7 +254,7 @@ impl Queue {
                             woke_at,
                         )?);
                     }
-                    claim_in(tx, request, &kinds, &specs, now, &mut changes)?
+                    claim_in(tx, request, &versioned, &specs, now, &mut changes)?
                 }
                 None => Vec::new(),
             };
@@ -266,10 +286,12 @@ impl Queue {
     /// is queued: exact for short queues, the earliest of the first few hundred in
     /// claim order for long ones. Jobs that are runnable now count as now-or-earlier.
     pub fn next_run_at(&self, kinds: &[String]) -> Result<Option<Timestamp>> {
+        let specs = self.db().kinds().specs();
         self.db().read(|conn| {
             let mut earliest: Option<Timestamp> = None;
             for kind in kinds {
-                if let Some(at) = jobs::next_run_at(conn, kind)? {
+                let version = specs.get(kind).map_or(1, KindSpec::version);
+                if let Some(at) = jobs::next_run_at(conn, kind, version)? {
                     earliest = Some(earliest.map_or(at, |e| e.min(at)));
                 }
             }
@@ -292,13 +314,15 @@ impl Queue {
     /// or a pause changes, another process writes): a worker then has no reason to
     /// wake for the backlog.
     pub fn next_claimable_at(&self, request: &ClaimRequest) -> Result<Option<Timestamp>> {
+        let specs = self.db().kinds().specs();
         self.db().read(|conn| {
             let mut earliest: Option<Timestamp> = None;
             for kind in &request.kinds {
                 if room(conn, request, kind)? == 0 {
                     continue;
                 }
-                if let Some(at) = jobs::next_run_at(conn, kind)? {
+                let version = known_version(request, &specs, kind);
+                if let Some(at) = jobs::next_run_at(conn, kind, version)? {
                     earliest = Some(earliest.map_or(at, |e| e.min(at)));
                 }
             }
@@ -358,19 +382,19 @@ fn check_claim(request: &ClaimRequest) -> Result<()> {
 fn claim_in(
     tx: &Transaction<'_>,
     request: &ClaimRequest,
-    kinds: &[&str],
+    kinds: &[(&str, u32)],
     specs: &HashMap<String, KindSpec>,
     now: Timestamp,
     changes: &mut Changes,
 ) -> Result<Vec<ClaimedJob>> {
     let mut candidates = Vec::new();
-    for kind in kinds {
+    for &(kind, version) in kinds {
         let room = room(tx, request, kind)?.min(request.max_jobs);
         if room > 0 {
             candidates.extend(
-                jobs::candidates(tx, kind, now, room)?
+                jobs::candidates(tx, (kind, version), now, room)?
                     .into_iter()
-                    .map(|candidate| (candidate, *kind)),
+                    .map(|candidate| (candidate, kind)),
             );
         }
     }
@@ -420,6 +444,41 @@ fn claim_in(
             attempt: job.attempts,
             token,
         };
+        let mut job = job;
+        // An older payload (written by an earlier build) is brought up to this
+        // build's version before anything checks or runs it, and stored so.
+        if let Some(spec) = specs.get(&job.kind) {
+            let (from, to) = (job.payload_version, spec.version());
+            if from < to {
+                match spec.upgraded(from, std::mem::take(&mut job.payload)) {
+                    Ok(upgraded) => {
+                        jobs::set_payload(tx, job.id, &upgraded.to_string(), to)?;
+                        job.payload = upgraded;
+                        job.payload_version = to;
+                    }
+                    Err(reason) => {
+                        let error = sanitize_error(&format!(
+                            "its payload is version {from} and could not be upgraded to \
+                             version {to}: {reason}"
+                        ));
+                        jobs::exit_running(
+                            tx,
+                            &fence,
+                            &job.kind,
+                            &Exit::Failed { error: &error },
+                            now,
+                        )?;
+                        changes.push(change(
+                            &job.kind,
+                            &fence,
+                            JobStatus::Running,
+                            JobStatus::Failed,
+                        ));
+                        continue;
+                    }
+                }
+            }
+        }
         let payload_schema = specs.get(&job.kind).and_then(|spec| spec.payload.as_ref());
         if let Some(Err(reason)) = payload_schema.map(|schema| schema.check(&job.payload)) {
             let error = sanitize_error(&format!("invalid payload: {reason}"));
@@ -444,4 +503,15 @@ fn claim_in(
         claimed.push(ClaimedJob { job, lease });
     }
     Ok(claimed)
+}
+
+/// The newest payload version `request` takes for `kind`: the version it names, else
+/// the one the kind's spec in this process says, else 1.
+fn known_version(request: &ClaimRequest, specs: &HashMap<String, KindSpec>, kind: &str) -> u32 {
+    request
+        .versions
+        .get(kind)
+        .copied()
+        .or_else(|| specs.get(kind).map(KindSpec::version))
+        .unwrap_or(1)
 }

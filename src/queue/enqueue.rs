@@ -16,6 +16,7 @@ use crate::clock::{duration_millis, Timestamp};
 use crate::db::{Changes, Db};
 use crate::error::{Error, Result};
 use crate::json::{drop_deep, to_value_bounded, too_deep};
+use crate::kinds::KindSpec;
 use crate::model::{Actor, JobId, JobStatus, Patterns, Priority};
 use crate::store::jobs::{self, Change, NewRow, NextId};
 
@@ -57,6 +58,10 @@ pub struct EnqueueOptions {
     /// A time limit for each attempt, overriding the handler's; see
     /// [`Handler::timeout`](crate::runner::Handler::timeout).
     pub timeout: Option<Duration>,
+    /// The version of the payload; the version the kind's spec in this process says
+    /// by default, else 1. A payload of an older version than the spec's is not
+    /// checked against its schema here: it is upgraded when it is claimed.
+    pub payload_version: Option<u32>,
 }
 
 impl EnqueueOptions {
@@ -112,6 +117,13 @@ impl EnqueueOptions {
     #[must_use]
     pub fn actor(mut self, actor: Actor) -> Self {
         self.actor = actor;
+        self
+    }
+
+    /// Sets the payload's version (see [`KindSpec::payload_version`](crate::queue::KindSpec::payload_version)).
+    #[must_use]
+    pub fn payload_version(mut self, version: u32) -> Self {
+        self.payload_version = Some(version.max(1));
         self
     }
 
@@ -273,7 +285,13 @@ pub(crate) fn prepare(
         .map(|job| {
             check_kind(&job.kind)?;
             let spec = kinds.get(&job.kind);
-            if let Some(schema) = spec.and_then(|spec| spec.payload.as_ref()) {
+            let current = spec.map_or(1, KindSpec::version);
+            let payload_version = job.options.payload_version.unwrap_or(current).max(1);
+            // The schema is this build's: an older payload is upgraded at its claim.
+            if let Some(schema) = spec
+                .and_then(|spec| spec.payload.as_ref())
+                .filter(|_| payload_version >= current)
+            {
                 schema
                     .check(&job.payload)
                     .map_err(|reason| Error::InvalidPayload {
@@ -322,6 +340,7 @@ pub(crate) fn prepare(
                 None => None,
             };
             Ok(PreparedJob {
+                payload_version,
                 kind: job.kind,
                 payload,
                 priority: job.options.priority,
@@ -374,6 +393,7 @@ fn insert_within(
             parent: job.parent,
             actor: job.actor,
             timeout_ms: job.timeout_ms,
+            payload_version: job.payload_version,
             now,
         },
         next,
@@ -401,6 +421,7 @@ pub(crate) struct PreparedJob {
     parent: Option<JobId>,
     actor: Actor,
     timeout_ms: Option<i64>,
+    payload_version: u32,
 }
 
 pub(crate) fn check_kind(kind: &str) -> Result<()> {

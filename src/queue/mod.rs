@@ -22,8 +22,8 @@
 //! The files split the queue by role, in the order of a job's life: `options` (how
 //! a queue is opened), `enqueue`, `claim`, `finish` (heartbeats, progress and outcomes),
 //! `admin` (retry now, delete),
-//! `cancel`, `read` (reads and retention) and `settings` (per-kind settings stored in
-//! the file).
+//! `cancel`, `read` (reads and retention), `settings` (per-kind settings stored in
+//! the file) and `retire` (ending the jobs of a kind no build runs any more).
 
 mod admin;
 mod cancel;
@@ -33,6 +33,8 @@ mod finish;
 mod options;
 mod read;
 pub use read::{FINISHED_POLL, MAX_PAGE_BYTES, MAX_PAGE_JOBS};
+mod retire;
+pub use retire::{Retire, Retired};
 mod settings;
 
 use std::path::PathBuf;

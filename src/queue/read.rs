@@ -5,7 +5,7 @@ use std::time::Duration;
 use super::Queue;
 use crate::bus::JobsPruned;
 use crate::error::{Error, Result};
-use crate::model::{Job, JobFilter, JobId, KindCount, Patterns};
+use crate::model::{Job, JobFilter, JobId, JobStatus, KindCount, Patterns};
 use crate::store::jobs;
 
 /// The most jobs a page of [`Queue::list`] may ask for.
@@ -22,7 +22,20 @@ const SMALLEST_PRUNE_BATCH: u32 = 16;
 impl Queue {
     /// One job.
     pub fn get(&self, id: JobId) -> Result<Option<Job>> {
-        self.db().read(|conn| jobs::get(conn, id))
+        let mut job = self.db().read(|conn| jobs::get(conn, id))?;
+        if let Some(job) = &mut job {
+            self.mark_handled(std::slice::from_mut(job));
+        }
+        Ok(job)
+    }
+
+    /// Marks queued jobs of kinds this process registered no spec for (a runner
+    /// registers one per handler; `Builder::agent_kind` one for a kind agents run).
+    fn mark_handled(&self, jobs: &mut [Job]) {
+        let specs = self.db().kinds().specs();
+        for job in jobs {
+            job.handler_missing = job.status == JobStatus::Queued && !specs.contains_key(&job.kind);
+        }
     }
 
     /// A page of jobs, newest first.
@@ -45,13 +58,26 @@ impl Queue {
                 format!("{limit} is not from 1 to {MAX_PAGE_JOBS}"),
             ));
         }
-        self.db()
-            .read(|conn| jobs::list(conn, filter, limit, kinds, MAX_PAGE_BYTES))
+        let mut page = self
+            .db()
+            .read(|conn| jobs::list(conn, filter, limit, kinds, MAX_PAGE_BYTES))?;
+        self.mark_handled(&mut page);
+        Ok(page)
     }
 
     /// How many jobs there are of each kind in each status.
+    ///
+    /// Queued jobs of a kind this process registers nothing for (no handler, not
+    /// declared as run by agents) are counted with `handler_missing` set: they wait
+    /// for a build that has a handler, or for their kind to be retired.
     pub fn counts(&self) -> Result<Vec<KindCount>> {
-        self.db().read(jobs::counts)
+        let mut counts = self.db().read(jobs::counts)?;
+        let specs = self.db().kinds().specs();
+        for count in &mut counts {
+            count.handler_missing =
+                count.status == JobStatus::Queued && !specs.contains_key(&count.kind);
+        }
+        Ok(counts)
     }
 
     /// Deletes finished jobs that finished more than `older_than` ago, a batch per

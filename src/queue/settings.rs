@@ -56,6 +56,14 @@ impl Queue {
             .read(|conn| jobs::kind_max_lease_expiries(conn, kind))
     }
 
+    /// Copies the file's write-ahead log into it and truncates the log, so that the
+    /// next start (after an app update, say) opens a clean file. Returns whether every
+    /// frame went: another connection reading meanwhile can hold some back, which is
+    /// harmless (they go at a later checkpoint).
+    pub fn checkpoint(&self) -> Result<bool> {
+        self.db().store().checkpoint()
+    }
+
     /// Pauses `kind`: claims in every process skip it until it is resumed. Jobs of
     /// the kind already running go on; queued ones wait, and can still be cancelled.
     pub fn pause_kind(&self, kind: &str) -> Result<()> {

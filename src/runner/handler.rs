@@ -243,6 +243,46 @@ impl Handler {
         self
     }
 
+    /// The version of the payload this handler takes (1 by default). Jobs remember
+    /// the version they were enqueued with: an older one is upgraded, through the
+    /// steps given to [`upgrade`](Handler::upgrade), before the handler sees it (and
+    /// stored so); one that cannot be ends failed, naming both versions. A process
+    /// whose handler takes an older version never claims a newer job.
+    pub fn payload_version(mut self, version: u32) -> Self {
+        self.spec = self.spec.payload_version(version);
+        self
+    }
+
+    /// How a payload of version `from` becomes one of `from + 1`, typed: from the old
+    /// type to the new one (see [`KindSpec::upgrade`]). Steps chain up to this
+    /// handler's [`payload_version`](Handler::payload_version).
+    ///
+    /// ```
+    /// use serde::{Deserialize, Serialize};
+    /// use tauri_plugin_jobs::runner::{Handler, JobContext};
+    ///
+    /// #[derive(Deserialize)]
+    /// struct ThumbnailV1 { path: String }
+    /// #[derive(Serialize, Deserialize)]
+    /// struct Thumbnail { path: String, width: u32 }
+    ///
+    /// let handler = Handler::new("thumbnail", |job: Thumbnail, _ctx: JobContext| async move {
+    ///     Ok(format!("{}@{}", job.path, job.width))
+    /// })
+    /// .payload_version(2)
+    /// .upgrade(1, |old: ThumbnailV1| Ok::<_, String>(Thumbnail { path: old.path, width: 256 }));
+    /// ```
+    pub fn upgrade<Old, New, F, E>(mut self, from: u32, step: F) -> Self
+    where
+        Old: serde::de::DeserializeOwned,
+        New: Serialize,
+        F: Fn(Old) -> Result<New, E> + Send + Sync + 'static,
+        E: fmt::Display,
+    {
+        self.spec = self.spec.upgrade(from, step);
+        self
+    }
+
     /// Backoff between attempts of this kind.
     pub fn retry(mut self, policy: RetryPolicy) -> Self {
         self.spec.retry = Some(policy);

@@ -288,6 +288,13 @@ impl Runner {
     /// Stops claiming, lets running handlers finish for `grace`, then interrupts the
     /// rest and gives their jobs back without counting the attempt.
     pub async fn stop(&self, grace: Duration) -> Result<()> {
+        self.stop_releasing(grace).await.map(drop)
+    }
+
+    /// [`stop`](Runner::stop), saying which jobs it gave back (those still running
+    /// when the grace ran out): what an app about to be updated can show, and what
+    /// runs again after the restart.
+    pub async fn stop_releasing(&self, grace: Duration) -> Result<Vec<JobId>> {
         self.inner.stopping.cancel();
         let thread = lock(&self.inner.thread).take();
         if let Some(thread) = thread {
@@ -300,15 +307,15 @@ impl Runner {
             let done = self.inner.done_ready.notified();
             self.finish_pending()?;
             if self.running() == 0 {
-                return Ok(());
+                return Ok(Vec::new());
             }
             if tokio::time::timeout_at(deadline, done).await.is_err() {
                 break;
             }
         }
         let ids: Vec<JobId> = lock(&self.inner.running).keys().copied().collect();
-        for id in ids {
-            self.interrupt(id, Interrupt::Release);
+        for id in &ids {
+            self.interrupt(*id, Interrupt::Release);
         }
         while self.running() > 0 {
             let done = self.inner.done_ready.notified();
@@ -316,7 +323,7 @@ impl Runner {
                 done.await;
             }
         }
-        Ok(())
+        Ok(ids)
     }
 }
 

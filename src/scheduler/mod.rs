@@ -106,6 +106,12 @@ impl Scheduler {
         queue::check_new(db, spec.new_job(), now)?;
         let (zone, zone_seen) = self.wall_clock(spec.zone.as_deref())?;
         let payload = spec.payload.to_string();
+        let payload_version = spec.payload_version.unwrap_or_else(|| {
+            db.kinds()
+                .specs()
+                .get(&spec.kind)
+                .map_or(1, crate::queue::KindSpec::version)
+        });
         let (interval_ms, cron) = spec.every.columns();
         let row = db.write(now, |tx, _| {
             let existing = schedules::get(tx, &spec.name)?;
@@ -138,6 +144,7 @@ impl Scheduler {
                 zone: spec.zone.clone(),
                 zone_seen: zone_seen.clone(),
                 origin: spec.origin,
+                payload_version,
             };
             schedules::upsert(tx, &row)?;
             Ok(row)

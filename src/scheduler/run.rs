@@ -41,6 +41,7 @@ impl Scheduler {
                 row.priority,
                 row.dedupe_key.as_deref(),
                 row.actor,
+                Some(row.payload_version),
             );
             let enqueued = queue::enqueue_in(db, tx, job, now, changes)?;
             schedules::advance(tx, &row.name, row.next_run, now, Some(enqueued.id))?;
@@ -100,6 +101,7 @@ impl Scheduler {
                             row.priority,
                             row.dedupe_key.as_deref(),
                             row.actor,
+                            Some(row.payload_version),
                         );
                         queue::enqueue_in(db, tx, job, now, changes)
                     });

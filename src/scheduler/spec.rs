@@ -116,6 +116,10 @@ pub struct ScheduleSpec {
     /// machine's zone (followed when it changes), or an IANA name such as
     /// `"Europe/Berlin"`. Interval schedules have none.
     pub zone: Option<String>,
+    /// The version of `payload` (see [`KindSpec::payload_version`](crate::queue::KindSpec::payload_version));
+    /// by default the version the kind's handler in this process takes, else 1. Each
+    /// job the schedule enqueues carries it.
+    pub payload_version: Option<u32>,
     pub(crate) origin: Origin,
 }
 
@@ -131,6 +135,7 @@ impl ScheduleSpec {
             dedupe_key: None,
             actor: Actor::System,
             zone: None,
+            payload_version: None,
             origin: Origin::App,
         }
     }
@@ -173,6 +178,12 @@ impl ScheduleSpec {
         self
     }
 
+    /// Sets the version of the payload (see [`ScheduleSpec::payload_version`]).
+    pub fn payload_version(mut self, version: u32) -> Self {
+        self.payload_version = Some(version.max(1));
+        self
+    }
+
     /// Reads the cron expression on another wall clock: `"local"` (the machine's,
     /// followed when it changes) or an IANA name (`"Europe/Berlin"`); `"UTC"` is the
     /// default. Checked at [`upsert`](super::Scheduler::upsert): an unknown name, or a zone
@@ -190,6 +201,7 @@ impl ScheduleSpec {
             self.priority,
             self.dedupe_key.as_deref(),
             self.actor,
+            self.payload_version,
         )
     }
 }
@@ -311,8 +323,10 @@ pub(super) fn scheduled_job(
     priority: Priority,
     dedupe_key: Option<&str>,
     actor: Actor,
+    payload_version: Option<u32>,
 ) -> NewJob {
     let mut options = EnqueueOptions::new().priority(priority).actor(actor);
     options.dedupe_key = dedupe_key.map(str::to_owned);
+    options.payload_version = payload_version;
     NewJob::new(kind, payload).options(options)
 }

@@ -237,6 +237,16 @@ impl Store {
     /// After a write met a full disk: checkpoints the WAL into the main file and
     /// truncates it, and fits the checkpoint threshold to the room left. Returns
     /// whether the checkpoint went through, so the write is worth one more try.
+    /// Copies the write-ahead log into the main file and truncates it; whether every
+    /// frame went (another connection reading an older snapshot can hold some back).
+    pub(crate) fn checkpoint(&mut self) -> Result<bool> {
+        let busy: i64 = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get(0))
+            .map_err(|error| Error::from(error).in_file(&self.path))?;
+        Ok(busy == 0)
+    }
+
     fn make_room(&mut self) -> bool {
         let done = self
             .conn

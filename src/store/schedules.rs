@@ -26,6 +26,7 @@ pub(crate) struct ScheduleRow {
     pub zone: Option<String>,
     pub zone_seen: Option<String>,
     pub origin: Origin,
+    pub payload_version: u32,
 }
 
 /// Where a schedule was declared.
@@ -47,7 +48,8 @@ impl Origin {
 }
 
 const COLUMNS: &str = "name, kind, payload, priority, dedupe_key, actor, interval_ms, cron, \
-     next_run, paused, last_run, last_job_id, created_at, updated_at, zone, zone_seen, origin";
+     next_run, paused, last_run, last_job_id, created_at, updated_at, zone, zone_seen, origin, \
+     payload_version";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<ScheduleRow> {
     let actor: String = r.get(5)?;
@@ -75,6 +77,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<ScheduleRow> {
         } else {
             Origin::App
         },
+        payload_version: r.get::<_, i64>(17)?.clamp(1, i64::from(u32::MAX)) as u32,
     })
 }
 
@@ -82,15 +85,17 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<ScheduleRow> {
 pub(crate) fn upsert(conn: &Connection, row: &ScheduleRow) -> Result<()> {
     conn.prepare_cached(
         "INSERT INTO schedules (name, kind, payload, priority, dedupe_key, actor, interval_ms, cron, \
-           next_run, paused, last_run, last_job_id, created_at, updated_at, zone, zone_seen, origin) \
+           next_run, paused, last_run, last_job_id, created_at, updated_at, zone, zone_seen, origin, \
+           payload_version) \
          VALUES (:name, :kind, :payload, :priority, :dedupe_key, :actor, :interval_ms, :cron, \
            :next_run, :paused, :last_run, :last_job, :created_at, :updated_at, :zone, :zone_seen, \
-           :origin) \
+           :origin, :payload_version) \
          ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, payload = excluded.payload, \
            priority = excluded.priority, dedupe_key = excluded.dedupe_key, actor = excluded.actor, \
            interval_ms = excluded.interval_ms, cron = excluded.cron, next_run = excluded.next_run, \
            paused = excluded.paused, updated_at = excluded.updated_at, zone = excluded.zone, \
-           zone_seen = excluded.zone_seen, origin = excluded.origin",
+           zone_seen = excluded.zone_seen, origin = excluded.origin, \
+           payload_version = excluded.payload_version",
     )?
     .execute(named_params! {
         ":name": row.name,
@@ -110,6 +115,7 @@ pub(crate) fn upsert(conn: &Connection, row: &ScheduleRow) -> Result<()> {
         ":zone": row.zone,
         ":zone_seen": row.zone_seen,
         ":origin": row.origin.as_str(),
+        ":payload_version": row.payload_version,
     })?;
     Ok(())
 }

@@ -208,7 +208,13 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     CREATE INDEX jobs_ended_badly ON jobs (status, id)
         WHERE status = 'failed' OR status = 'cancelled';
     "#,
-    // 9: leases.
+    // 9: leases, and payloads across app updates.
+    // - `payload_version` (jobs and schedules): the version of the payload a job was
+    //   enqueued with (1 for every job before). A build whose handler takes a newer
+    //   version upgrades older payloads at the claim, storing the result; a claimer
+    //   that knows only older versions never claims a newer one. `jobs_active` is
+    //   made again with the version at its end, so the claim's seek still reads the
+    //   index alone (it holds only queued and running rows: quick to rebuild).
     // - `lease_token`: 64 random bits drawn at each claim and handed only to the
     //   claimer; every fenced write (heartbeat, progress, complete, fail, release)
     //   must present it beside the job id, worker and attempt, which anyone may read
@@ -230,6 +236,12 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ALTER TABLE jobs ADD COLUMN lease_expiries INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE jobs ADD COLUMN lost_attempts INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE jobs ADD COLUMN lease_ms INTEGER;
+    ALTER TABLE jobs ADD COLUMN payload_version INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE schedules ADD COLUMN payload_version INTEGER NOT NULL DEFAULT 1;
+    DROP INDEX jobs_active;
+    CREATE INDEX jobs_active ON jobs
+        (status DESC, kind, priority DESC, run_at, id, lease_expires_at, payload_version)
+        WHERE status = 'queued' OR status = 'running';
     ALTER TABLE kinds ADD COLUMN max_lease_expiries INTEGER
         CHECK (max_lease_expiries IS NULL OR max_lease_expiries >= 1);
     "#,

@@ -291,6 +291,18 @@ await test("a failed job's detail opens in the inspector and a retry from it suc
   }
 });
 
+let legacyJob = null;
+await test("a job of a kind this build no longer runs shows in the inspector as waiting for a handler", browser, async () => {
+  legacyJob = await browser.executeAsync((done) =>
+    window.__TAURI__.core.invoke("enqueue_legacy_job").then(done, (e) => done(String(e))),
+  );
+  if (typeof legacyJob !== "number") throw new Error(`enqueue_legacy_job: ${legacyJob}`);
+  const cell = `#jobs tr[data-id="${legacyJob}"] td.status`;
+  await until(browser, "the legacy job in the inspector", async () =>
+    ((await inInspector(browser, cell))?.text ?? "").includes("no handler here"),
+  );
+});
+
 await test("a rate-limited Refresh says until when, and asks the server nothing more", browser, async () => {
   await click(browser, "throttle-toggle");
   await click(browser, "refresh");
@@ -376,6 +388,12 @@ browser = await session();
 await test("after a restart durable jobs and sync state are still there", browser, async () => {
   await until(browser, "jobs from before", async () => (await browser.$$("#jobs tr")).length >= 3);
   if (Number(await text(browser, "sync-runs")) < runsSeen) throw new Error("sync runs were forgotten");
+  // The demo retires the legacy kind at start: its waiting job is cancelled.
+  const legacy = await browser.executeAsync(
+    (id, done) => window.__TAURI__.jobs.getJob(id).then((job) => done(job?.status ?? null), (e) => done(String(e))),
+    legacyJob,
+  );
+  if (legacy !== "cancelled") throw new Error(`the retired kind's job is ${legacy}`);
 });
 await browser.deleteSession();
 

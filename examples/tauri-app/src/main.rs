@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use tauri::{Manager, State};
 use tauri_plugin_jobs::local::BoxError;
-use tauri_plugin_jobs::queue::RetryPolicy;
+use tauri_plugin_jobs::queue::{Retire, RetryPolicy};
 use tauri_plugin_jobs::runner::{Handler, JobContext, JobError};
 use tauri_plugin_jobs::scheduler::ScheduleSpec;
 use tauri_plugin_jobs::sync::{SyncPolicy, SyncTarget};
@@ -97,6 +97,24 @@ fn focus_window(app: tauri::AppHandle, label: String) -> Result<(), String> {
     window.set_focus().map_err(|error| error.to_string())
 }
 
+/// A job kind the demo no longer runs (see `retire_kind` in `main`).
+const LEGACY_KIND: &str = "legacy-resize";
+
+/// For the end-to-end run: a job of a kind an earlier build ran, as that build left it.
+#[tauri::command]
+fn enqueue_legacy_job(app: tauri::AppHandle) -> Result<i64, String> {
+    use tauri_plugin_jobs::JobsExt;
+    app.jobs()
+        .queue()
+        .enqueue(
+            LEGACY_KIND,
+            &serde_json::json!({ "path": "old.png" }),
+            tauri_plugin_jobs::queue::EnqueueOptions::new(),
+        )
+        .map(|enqueued| enqueued.id.raw())
+        .map_err(|error| error.to_string())
+}
+
 #[tauri::command]
 fn bump_feed(server: State<'_, DemoServer>) {
     server.feed.version.fetch_add(1, Ordering::Relaxed);
@@ -137,6 +155,9 @@ fn main() {
     let (address, feed) = server::start().expect("the demo feed starts on loopback");
     let mut jobs = tauri_plugin_jobs::Builder::new()
         .handler(ingest_handler())
+        // A kind an earlier version of the demo ran and this one does not: its jobs
+        // show as waiting for a handler until the next start retires them.
+        .retire_kind(LEGACY_KIND, Retire::Cancel)
         .schedule(
             // On the machine's wall clock (daylight saving and travel included); a
             // config.toml `[schedules.ingest-every-minute]` section changes it.
@@ -177,6 +198,7 @@ fn main() {
             set_server_failing,
             set_server_throttling,
             open_focus_window,
+            enqueue_legacy_job,
             focus_window,
             bump_feed
         ])

@@ -195,3 +195,58 @@ pub(crate) fn prune(
     }
     Ok((by_kind, next))
 }
+
+/// Cancels every queued job of `kind` and flags every running one; returns the
+/// cancelled jobs as state changes and how many running ones were asked to stop.
+pub(crate) fn cancel_kind(
+    tx: &Transaction<'_>,
+    kind: &str,
+    now: Timestamp,
+) -> Result<(Vec<super::Change>, u64)> {
+    let cancelled: Vec<super::Change> = {
+        let mut statement = tx.prepare_cached(
+            "UPDATE jobs SET status = 'cancelled', finished_at = ?2, updated_at = ?2 \
+             WHERE kind = ?1 AND status = 'queued' RETURNING id, attempts",
+        )?;
+        let rows = statement.query_map(params![kind, now.as_millis()], |r| {
+            Ok(super::Change {
+                id: JobId::from_raw(r.get(0)?),
+                kind: kind.to_owned(),
+                from: Some(JobStatus::Queued),
+                to: JobStatus::Cancelled,
+                attempt: r.get(1)?,
+            })
+        })?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    tally(tx, kind, JobStatus::Cancelled, cancelled.len() as i64)?;
+    let asked = tx
+        .prepare_cached(
+            "UPDATE jobs SET cancel_requested = 1, updated_at = ?2 \
+             WHERE kind = ?1 AND status = 'running' AND cancel_requested = 0",
+        )?
+        .execute(params![kind, now.as_millis()])?;
+    Ok((cancelled, asked as u64))
+}
+
+/// Deletes every job of `kind` that is not running; returns their ids.
+pub(crate) fn delete_kind(tx: &Transaction<'_>, kind: &str) -> Result<Vec<JobId>> {
+    let gone: Vec<(JobId, JobStatus)> = {
+        let mut statement = tx.prepare_cached(
+            "DELETE FROM jobs WHERE kind = ?1 AND status <> 'running' RETURNING id, status",
+        )?;
+        let rows = statement.query_map([kind], |r| {
+            Ok((JobId::from_raw(r.get(0)?), status_from(r, 1)?))
+        })?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    for status in [
+        JobStatus::Succeeded,
+        JobStatus::Failed,
+        JobStatus::Cancelled,
+    ] {
+        let n = gone.iter().filter(|(_, s)| *s == status).count() as i64;
+        tally(tx, kind, status, -n)?;
+    }
+    Ok(gone.into_iter().map(|(id, _)| id).collect())
+}

@@ -103,13 +103,19 @@ pub(crate) fn next_lease_expiry(conn: &Connection) -> Result<Option<Timestamp>> 
 }
 
 /// Whether a job of one of `kinds` is runnable at `now` (a read, no lock taken).
-pub(crate) fn any_runnable(conn: &Connection, kinds: &[&str], now: Timestamp) -> Result<bool> {
+pub(crate) fn any_runnable(
+    conn: &Connection,
+    kinds: &[(&str, u32)],
+    now: Timestamp,
+) -> Result<bool> {
     let mut statement = conn.prepare_cached(
         "SELECT EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_active \
-         WHERE status = 'queued' AND kind = ?1 AND run_at <= ?2)",
+         WHERE status = 'queued' AND kind = ?1 AND run_at <= ?2 AND payload_version <= ?3)",
     )?;
-    for kind in kinds {
-        if statement.query_row(params![kind, now.as_millis()], |r| r.get::<_, bool>(0))? {
+    for (kind, version) in kinds {
+        if statement.query_row(params![kind, now.as_millis(), version], |r| {
+            r.get::<_, bool>(0)
+        })? {
             return Ok(true);
         }
     }
@@ -139,16 +145,17 @@ pub(crate) struct Candidate {
 /// yields rows in claim order, so reading only the first `limit` is just as cheap.
 pub(crate) fn candidates(
     tx: &Transaction<'_>,
-    kind: &str,
+    (kind, version): (&str, u32),
     now: Timestamp,
     limit: u32,
 ) -> Result<Vec<Candidate>> {
+    // A payload newer than the claimer knows waits for a build that does.
     let mut statement = tx.prepare_cached(
         "SELECT priority, run_at, id FROM jobs INDEXED BY jobs_active \
-         WHERE status = 'queued' AND kind = ?1 AND run_at <= ?2 \
+         WHERE status = 'queued' AND kind = ?1 AND run_at <= ?2 AND payload_version <= ?3 \
          ORDER BY priority DESC, run_at, id",
     )?;
-    let rows = statement.query_map(params![kind, now.as_millis()], |r| {
+    let rows = statement.query_map(params![kind, now.as_millis(), version], |r| {
         Ok(Candidate {
             neg_priority: -r.get::<_, i64>(0)?,
             run_at: r.get(1)?,
@@ -194,6 +201,18 @@ pub(crate) fn mark_running(
     }
 }
 
+/// Stores a job's payload as upgraded to `version` (at the claim that upgraded it).
+pub(crate) fn set_payload(
+    tx: &Transaction<'_>,
+    id: JobId,
+    payload: &str,
+    version: u32,
+) -> Result<()> {
+    tx.prepare_cached("UPDATE jobs SET payload = ?2, payload_version = ?3 WHERE id = ?1")?
+        .execute(params![id.raw(), payload, version])?;
+    Ok(())
+}
+
 /// Fails a job whose stored JSON cannot be read; returns its attempts.
 pub(crate) fn fail_unreadable(
     tx: &Transaction<'_>,
@@ -217,12 +236,17 @@ pub(crate) fn fail_unreadable(
 /// claim order. Bounded on purpose: the ready index is ordered by priority first, so
 /// an exact minimum would read every queued job of the kind. The runner only uses it
 /// to sleep less than its poll interval.
-pub(crate) fn next_run_at(conn: &Connection, kind: &str) -> Result<Option<Timestamp>> {
+pub(crate) fn next_run_at(
+    conn: &Connection,
+    kind: &str,
+    version: u32,
+) -> Result<Option<Timestamp>> {
     let at: Option<i64> = conn
         .prepare_cached(&format!(
             "SELECT min(run_at) FROM (SELECT run_at FROM jobs INDEXED BY jobs_active \
-             WHERE status = 'queued' AND kind = ?1 LIMIT {NEXT_RUN_SCAN})"
+             WHERE status = 'queued' AND kind = ?1 AND payload_version <= ?2 \
+             LIMIT {NEXT_RUN_SCAN})"
         ))?
-        .query_row([kind], |r| r.get(0))?;
+        .query_row(params![kind, version], |r| r.get(0))?;
     Ok(at.map(Timestamp::from_millis))
 }

@@ -17,6 +17,7 @@ pub(crate) struct NewRow<'a> {
     pub parent: Option<JobId>,
     pub actor: Actor,
     pub timeout_ms: Option<i64>,
+    pub payload_version: u32,
     pub now: Timestamp,
 }
 
@@ -68,8 +69,8 @@ pub(crate) fn insert(
     // Positional parameters: binding by name looks each name up on every call.
     tx.prepare_cached(
         "INSERT INTO jobs (kind, payload, status, priority, run_at, max_attempts, dedupe_key, \
-         parent_id, actor, created_at, updated_at, timeout_ms, id) \
-         VALUES (?1, ?2, 'queued', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10, ?11)",
+         parent_id, actor, created_at, updated_at, timeout_ms, id, payload_version) \
+         VALUES (?1, ?2, 'queued', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10, ?11, ?12)",
     )?
     .execute(params![
         row.kind,
@@ -83,6 +84,7 @@ pub(crate) fn insert(
         row.now.as_millis(),
         row.timeout_ms,
         id,
+        row.payload_version,
     ])?;
     next.0 = Some(id + 1);
     Ok((JobId::from_raw(id), true))

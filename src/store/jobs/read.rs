@@ -160,6 +160,7 @@ pub(crate) fn counts(conn: &Connection) -> Result<Vec<KindCount>> {
             kind: r.get(0)?,
             status: status_from(r, 1)?,
             count: r.get(2)?,
+            handler_missing: false,
         })
     })?;
     let mut counts = rows.collect::<rusqlite::Result<Vec<_>>>()?;
@@ -233,6 +234,9 @@ fn job_from_row(r: &Row<'_>) -> rusqlite::Result<(Job, Option<Error>)> {
         unreadable: unreadable
             .as_ref()
             .map(|error| sanitize_error(&error.to_string())),
+        payload_version: r.get::<_, i64>(23)?.clamp(1, i64::from(u32::MAX)) as u32,
+        // Filled in by the queue, which knows the kinds this process handles.
+        handler_missing: false,
     };
     Ok((job, unreadable))
 }
