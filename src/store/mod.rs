@@ -234,9 +234,6 @@ impl Store {
         );
     }
 
-    /// After a write met a full disk: checkpoints the WAL into the main file and
-    /// truncates it, and fits the checkpoint threshold to the room left. Returns
-    /// whether the checkpoint went through, so the write is worth one more try.
     /// Copies the write-ahead log into the main file and truncates it; whether every
     /// frame went (another connection reading an older snapshot can hold some back).
     pub(crate) fn checkpoint(&mut self) -> Result<bool> {
@@ -247,6 +244,9 @@ impl Store {
         Ok(busy == 0)
     }
 
+    /// After a write met a full disk: checkpoints the WAL into the main file and
+    /// truncates it, and fits the checkpoint threshold to the room left. Returns
+    /// whether the checkpoint went through, so the write is worth one more try.
     fn make_room(&mut self) -> bool {
         let done = self
             .conn
