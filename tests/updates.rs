@@ -10,6 +10,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tauri_plugin_jobs::bus::{Event, EventBus};
+use tauri_plugin_jobs::config::Config;
 use tauri_plugin_jobs::queue::{EnqueueOptions, JobStatus, Queue, QueueOptions, Retire};
 use tauri_plugin_jobs::runner::{Handler, JobContext, Runner, RunnerSettings};
 use tauri_plugin_jobs::scheduler::{ScheduleSpec, Scheduler};
@@ -179,6 +180,58 @@ fn schedules_remember_the_version_of_their_payload() {
         )
         .unwrap();
     let ran = scheduler.run_now("legacy").unwrap();
+    assert_eq!(queue.get(ran.job).unwrap().unwrap().payload_version, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_config_payload_keeps_the_version_it_was_written_for_across_an_update() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("raw.db");
+    let file = |text: &str| Config::parse(text, "/etc/app/config.toml").unwrap();
+    let written = file(
+        "[schedules.nightly]\nkind = \"thumb\"\nevery = \"1h\"\npayload = { path = \"n.png\" }\n",
+    );
+    // Build 1 applies the file: its payload is taken as build 1's version.
+    {
+        let queue = Queue::open(&path, QueueOptions::new()).unwrap();
+        let _runner = runner(&queue, build_1(), "build-1");
+        Scheduler::new(queue.clone())
+            .declare(Vec::new(), &written)
+            .unwrap();
+    }
+    // Build 2 starts with the same file: the payload is still version 1, and the job
+    // the schedule enqueues reaches build 2's handler upgraded.
+    let queue = Queue::open(&path, QueueOptions::new()).unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let build_2_runner = runner(&queue, build_2(seen.clone()), "build-2");
+    let scheduler = Scheduler::new(queue.clone());
+    scheduler.declare(Vec::new(), &written).unwrap();
+    let ran = scheduler.run_now("nightly").unwrap();
+    assert_eq!(queue.get(ran.job).unwrap().unwrap().payload_version, 1);
+    build_2_runner.drain().await.unwrap();
+    assert_eq!(
+        queue.get(ran.job).unwrap().unwrap().status,
+        JobStatus::Succeeded
+    );
+    assert_eq!(
+        seen.lock().unwrap().as_slice(),
+        [Thumbnail {
+            path: "n.png".into(),
+            width: 256
+        }]
+    );
+    // A payload edited after the update is build 2's; a version in the file wins.
+    let edited = file(
+        "[schedules.nightly]\nkind = \"thumb\"\nevery = \"1h\"\npayload = { path = \"e.png\", width = 8 }\n",
+    );
+    scheduler.declare(Vec::new(), &edited).unwrap();
+    let ran = scheduler.run_now("nightly").unwrap();
+    assert_eq!(queue.get(ran.job).unwrap().unwrap().payload_version, 2);
+    let stated = file(
+        "[schedules.nightly]\nkind = \"thumb\"\nevery = \"1h\"\npayload = { path = \"e.png\", width = 8 }\npayload_version = 1\n",
+    );
+    scheduler.declare(Vec::new(), &stated).unwrap();
+    let ran = scheduler.run_now("nightly").unwrap();
     assert_eq!(queue.get(ran.job).unwrap().unwrap().payload_version, 1);
 }
 

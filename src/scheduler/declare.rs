@@ -22,10 +22,13 @@ impl Scheduler {
             .collect();
         for (name, section) in &config.schedules {
             let key = format!("schedules.{name}");
-            let spec = match specs.remove(name) {
+            let mut spec = match specs.remove(name) {
                 Some((code, _)) => changed(code, section),
                 None => added(name, section).map_err(|reason| config.error(&key, reason))?,
             };
+            if section.payload.is_some() && section.payload_version.is_none() {
+                spec.payload_version = self.remembered_version(&spec)?;
+            }
             specs.insert(name.clone(), (spec, Some(key)));
         }
         let declared: BTreeSet<String> = specs.keys().cloned().collect();
@@ -52,6 +55,23 @@ impl Scheduler {
     }
 }
 
+impl Scheduler {
+    /// The version a payload of the file had when it was first applied: kept while
+    /// the file's payload stays the same, so that an app update whose handler takes a
+    /// newer version upgrades it. `None` (the kind's version now) for a new or an
+    /// edited payload.
+    fn remembered_version(&self, spec: &ScheduleSpec) -> Result<Option<u32>> {
+        let stored = self
+            .inner
+            .db
+            .read(|conn| schedules::get(conn, &spec.name))?;
+        let payload = spec.payload.to_string();
+        Ok(stored
+            .filter(|old| old.origin == Origin::Config && old.payload == payload)
+            .map(|old| old.payload_version))
+    }
+}
+
 /// A schedule of the app's code with what a section changes.
 fn changed(mut spec: ScheduleSpec, section: &ScheduleConfig) -> ScheduleSpec {
     if let Some(kind) = &section.kind {
@@ -69,6 +89,10 @@ fn changed(mut spec: ScheduleSpec, section: &ScheduleConfig) -> ScheduleSpec {
     }
     if let Some(payload) = &section.payload {
         spec.payload = payload.clone();
+        spec.payload_version = None;
+    }
+    if section.payload_version.is_some() {
+        spec.payload_version = section.payload_version;
     }
     if let Some(priority) = section.priority {
         spec.priority = priority;

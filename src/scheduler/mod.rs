@@ -99,19 +99,20 @@ impl Scheduler {
 
     /// Adds a schedule, or changes the one with the same name (see the module docs for
     /// what happens to its `next_run`). The payload is checked as an enqueue would.
-    pub fn upsert(&self, spec: ScheduleSpec) -> Result<Schedule> {
+    pub fn upsert(&self, mut spec: ScheduleSpec) -> Result<Schedule> {
         check_spec(&spec)?;
         let db = &self.inner.db;
         let now = db.now();
-        queue::check_new(db, spec.new_job(), now)?;
-        let (zone, zone_seen) = self.wall_clock(spec.zone.as_deref())?;
-        let payload = spec.payload.to_string();
         let payload_version = spec.payload_version.unwrap_or_else(|| {
             db.kinds()
                 .specs()
                 .get(&spec.kind)
                 .map_or(1, crate::queue::KindSpec::version)
         });
+        spec.payload_version = Some(payload_version);
+        queue::check_new(db, spec.new_job(), now)?;
+        let (zone, zone_seen) = self.wall_clock(spec.zone.as_deref())?;
+        let payload = spec.payload.to_string();
         let (interval_ms, cron) = spec.every.columns();
         let row = db.write(now, |tx, _| {
             let existing = schedules::get(tx, &spec.name)?;
