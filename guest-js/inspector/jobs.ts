@@ -1,0 +1,231 @@
+/**
+ * The Jobs tab: the filters (status, kind, actor, parent job), the table of durable
+ * jobs newest first, the pager, and the detail view of one job with its actions. It
+ * gives the shell its loader, and the other tabs the selection and the kind
+ * suggestions.
+ */
+import type { Actor, Job, JobFilter, JobStatus } from "../bindings";
+import { cancel, deleteJob, getJob, listJobs, retryJob } from "../index";
+import { ACTORS, STATUSES, mayHaveMore } from "./data";
+import { NO_HANDLER, h, json, progressCell, rowOf, time } from "./render";
+import type { Shell } from "./types";
+
+/** Draws the Jobs tab into its panel; its functions read and draw it again. */
+export function mountJobs(shell: Shell) {
+  const { root, state, pageSize, panels, failed, act } = shell;
+
+  // ----- jobs -----
+  const jobsPanel = panels.get("jobs")!;
+  const statusSelect = h(
+    "select",
+    { id: "filter-status" },
+    h("option", { value: "" }, "any"),
+    ...STATUSES.map((s) => h("option", { value: s }, s)),
+  ) as HTMLSelectElement;
+  const kindInput = h("input", { id: "filter-kind", list: "kinds", placeholder: "any", size: 14 }) as HTMLInputElement;
+  const kindList = h("datalist", { id: "kinds" });
+  const actorSelect = h(
+    "select",
+    { id: "filter-actor" },
+    h("option", { value: "" }, "any"),
+    ...ACTORS.map((a) => h("option", { value: a }, a)),
+  ) as HTMLSelectElement;
+  const parentInput = h("input", { id: "filter-parent", type: "number", min: 1, placeholder: "any", size: 6 }) as HTMLInputElement;
+  const applyFilters = () => {
+    state.filter = {
+      status: (statusSelect.value || null) as JobStatus | null,
+      kind: kindInput.value.trim(),
+      actor: (actorSelect.value || null) as Actor | null,
+      parent: parentInput.value ? Number(parentInput.value) : null,
+    };
+    state.cursors = [null];
+    loadJobs().catch(failed);
+  };
+  for (const control of [statusSelect, actorSelect]) control.addEventListener("change", applyFilters);
+  for (const control of [kindInput, parentInput]) {
+    control.addEventListener("change", applyFilters);
+    control.addEventListener("keydown", (event) => {
+      if ((event as KeyboardEvent).key === "Enter") applyFilters();
+    });
+  }
+  const field = (label: string, control: HTMLElement) => h("label", {}, label, control);
+  const tbody = h("tbody", { id: "jobs" });
+  const newer = h("button", { id: "page-newer", onclick: () => page(-1) }, "← Newer") as HTMLButtonElement;
+  const older = h("button", { id: "page-older", onclick: () => page(1) }, "Older →") as HTMLButtonElement;
+  const pageLabel = h("span", { class: "muted" });
+  const detail = h("div", { class: "detail", id: "detail", hidden: true, tabindex: -1 });
+  detail.addEventListener("keydown", (event) => {
+    if ((event as KeyboardEvent).key === "Escape") select(null);
+  });
+  jobsPanel.append(
+    h(
+      "div",
+      { class: "filters", role: "search" },
+      field("Status", statusSelect),
+      field("Kind", kindInput),
+      kindList,
+      field("Actor", actorSelect),
+      field("Parent job", parentInput),
+      h("button", { onclick: applyFilters }, "Apply"),
+    ),
+    h(
+      "table",
+      { "aria-label": "Durable jobs, newest first" },
+      h(
+        "thead",
+        {},
+        h("tr", {}, ...["Job", "Kind", "Status", "Attempts", "Priority", "Actor", "Created", "Progress"].map((t) => h("th", { scope: "col" }, t))),
+      ),
+      tbody,
+    ),
+    h("div", { class: "pager" }, newer, older, pageLabel),
+    detail,
+  );
+
+  function filterNow(): JobFilter {
+    return {
+      status: state.filter.status,
+      kind: state.filter.kind || null,
+      actor: state.filter.actor,
+      parent: state.filter.parent,
+      before: state.cursors[state.cursors.length - 1],
+      limit: pageSize,
+    } as JobFilter;
+  }
+
+  function page(step: number) {
+    if (step > 0) {
+      const last = state.rows[state.rows.length - 1];
+      if (!last) return;
+      state.cursors.push(last.id);
+    } else if (state.cursors.length > 1) {
+      state.cursors.pop();
+    }
+    loadJobs().catch(failed);
+  }
+
+  function jobRow(job: Job): HTMLElement {
+    const row = h(
+      "tr",
+      { "data-id": job.id, "data-status": job.status, class: job.id === state.selected ? "selected" : null },
+      h("td", {}, h("button", { "data-action": "open", "aria-label": `Open job ${job.id}`, onclick: () => select(job.id) }, `#${job.id}`)),
+      h("td", {}, job.kind),
+      h(
+        "td",
+        { class: `status status-${job.status}`, title: job.handlerMissing ? NO_HANDLER : null },
+        job.handlerMissing ? `${job.status} · no handler here` : job.status,
+      ),
+      h("td", { class: "num" }, `${job.attempts}/${job.maxAttempts}`),
+      h("td", { class: "num" }, String(job.priority)),
+      h("td", {}, job.actor),
+      h("td", { title: new Date(job.createdAt).toISOString() }, time(job.createdAt)),
+      h("td", { class: "progress" }, progressCell(job.progress)),
+    );
+    return row;
+  }
+
+  async function loadJobs() {
+    const rows = await listJobs(filterNow());
+    if (state.destroyed) return;
+    state.rows = rows;
+    const focused = root.activeElement?.closest?.("tr")?.getAttribute("data-id");
+    tbody.replaceChildren(...rows.map(jobRow));
+    if (rows.length === 0) {
+      tbody.append(h("tr", {}, h("td", { colspan: 8, class: "muted" }, "No jobs match.")));
+    }
+    if (focused) (rowOf(tbody, focused)?.querySelector("button") as HTMLElement | null)?.focus();
+    newer.disabled = state.cursors.length <= 1;
+    older.disabled = !mayHaveMore(rows, pageSize);
+    pageLabel.textContent = `page ${state.cursors.length}`;
+    if (state.selected !== null) await drawDetail(state.selected);
+  }
+
+  async function select(id: number | null) {
+    state.selected = id;
+    for (const row of Array.from(tbody.querySelectorAll("tr"))) row.classList.toggle("selected", row.dataset.id === String(id));
+    if (id === null) {
+      detail.hidden = true;
+      detail.replaceChildren();
+      return;
+    }
+    await drawDetail(id);
+    detail.focus();
+  }
+
+  async function drawDetail(id: number) {
+    const [job, children] = await Promise.all([getJob(id), listJobs({ parent: id, limit: 20 })]);
+    if (state.destroyed || state.selected !== id) return;
+    detail.hidden = false;
+    if (!job) {
+      detail.replaceChildren(h("p", { class: "muted" }, `Job #${id} is gone (deleted, pruned, or outside this window's scope).`));
+      return;
+    }
+    const facts: [string, Node | string][] = [
+      ["Kind", job.kind],
+      ["Status", h("span", { class: `status status-${job.status}`, id: "detail-status" }, job.status)],
+      ["Attempts", `${job.attempts} of ${job.maxAttempts}`],
+      ["Priority", String(job.priority)],
+      ["Actor", job.actor],
+      ["Dedupe key", job.dedupeKey ?? "—"],
+      ["Parent", job.parent === null ? "—" : h("button", { onclick: () => select(job.parent) }, `#${job.parent}`)],
+      [
+        "Pieces",
+        children.length === 0
+          ? "—"
+          : h("span", { class: "actions" }, ...children.map((c) => h("button", { onclick: () => select(c.id) }, `#${c.id} ${c.status}`))),
+      ],
+      ["Created", time(job.createdAt)],
+      ["Runs at", time(job.runAt)],
+      ["Started", time(job.startedAt)],
+      ["Finished", time(job.finishedAt)],
+      ["Progress", job.progress ? `${job.progress.done}${job.progress.total === null ? "" : ` of ${job.progress.total}`}` : "—"],
+      ["Lease", job.leaseOwner ? `${job.leaseOwner} until ${time(job.leaseExpiresAt)}` : "—"],
+    ];
+    if (job.cancelRequested) facts.push(["Cancel", "requested"]);
+    if (job.unreadable) facts.push(["Unreadable", job.unreadable]);
+    const actions = h("div", { class: "actions" });
+    if (state.admin) {
+      const again = () => drawDetail(id).then(() => loadJobs());
+      if (job.status === "failed" || job.status === "queued") {
+        actions.append(h("button", { "data-action": "retry", onclick: () => act(() => retryJob(id), again) }, "Retry now"));
+      }
+      if (job.status === "queued" || job.status === "running") {
+        actions.append(h("button", { "data-action": "cancel", onclick: () => act(() => cancel(id), again) }, "Cancel"));
+      }
+      if (job.status === "succeeded" || job.status === "failed" || job.status === "cancelled") {
+        actions.append(
+          h(
+            "button",
+            {
+              "data-action": "delete",
+              onclick: () => act(() => deleteJob(id), async () => (await select(null), await loadJobs())),
+            },
+            "Delete",
+          ),
+        );
+      }
+    }
+    actions.append(h("button", { "data-action": "close", onclick: () => select(null) }, "Close"));
+    detail.replaceChildren(
+      h("h3", {}, `Job #${job.id}`),
+      h("dl", {}, ...facts.flatMap(([name, value]) => [h("dt", {}, name), h("dd", {}, value)])),
+      h("h4", {}, "Payload"),
+      h("pre", { id: "detail-payload" }, json(job.payload)),
+      h("h4", {}, "Result"),
+      h("pre", { id: "detail-result" }, json(job.result)),
+      h("h4", {}, "Last error"),
+      h("pre", { id: "detail-error" }, job.lastError ?? "—"),
+      actions,
+    );
+  }
+
+  /** The kind filter's suggestions. */
+  function suggestKinds(kinds: Iterable<string>) {
+    kindList.replaceChildren(...Array.from(new Set(kinds), (kind) => h("option", { value: kind })));
+  }
+
+  return { tbody, loadJobs, select, drawDetail, suggestKinds };
+}
+
+/** The Jobs tab, as {@link mountJobs} returns it. */
+export type JobsTab = ReturnType<typeof mountJobs>;

@@ -1,0 +1,47 @@
+/**
+ * The inspector's stylesheet, put in its shadow root: colours for the system's light
+ * and dark schemes, then the bar and its tabs, the filters, the tables, the pager and
+ * the detail view.
+ */
+
+export const STYLE = `
+:host { display: block; font: 13px/1.4 system-ui, sans-serif; color-scheme: light dark;
+  --bg: #fff; --fg: #1d1f23; --muted: #6a707c; --line: #dde1e6; --accent: #2f6fde;
+  --soft: #f3f5f8; --bad: #c62828; --good: #2e7d32; --warn: #b26a00; }
+@media (prefers-color-scheme: dark) {
+  :host { --bg: #1b1d21; --fg: #e6e8eb; --muted: #9aa1ad; --line: #353a42; --accent: #6ea2ff;
+    --soft: #24272d; --bad: #ff7b72; --good: #7ee787; --warn: #e3b341; }
+}
+.root { background: var(--bg); color: var(--fg); border: 1px solid var(--line); border-radius: 8px; overflow: hidden; }
+.bar { display: flex; align-items: center; gap: 8px; padding: 6px 8px; border-bottom: 1px solid var(--line); background: var(--soft); flex-wrap: wrap; }
+[role=tablist] { display: flex; gap: 2px; }
+button, select, input { font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line); border-radius: 5px; padding: 3px 8px; }
+button { cursor: pointer; }
+button:hover { border-color: var(--accent); }
+button:disabled { opacity: .45; cursor: default; border-color: var(--line); }
+button:focus-visible, select:focus-visible, input:focus-visible { outline: 2px solid var(--accent); outline-offset: 1px; }
+[role=tab][aria-selected=true] { background: var(--accent); border-color: var(--accent); color: #fff; }
+.mode { margin-left: auto; color: var(--muted); }
+.panel { padding: 8px; }
+.filters { display: flex; gap: 8px; flex-wrap: wrap; align-items: end; margin-bottom: 6px; }
+.filters label { display: flex; flex-direction: column; gap: 2px; color: var(--muted); font-size: 12px; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: 3px 6px; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { color: var(--muted); font-weight: 600; font-size: 12px; }
+tr.selected td { background: var(--soft); }
+.status { font-weight: 600; }
+.status-failed, .health-error { color: var(--bad); }
+.status-succeeded, .health-healthy { color: var(--good); }
+.status-running, .status-queued, .health-warning { color: var(--warn); }
+.status-cancelled { color: var(--muted); }
+.muted { color: var(--muted); }
+.pager { display: flex; gap: 8px; align-items: center; margin-top: 6px; }
+.detail { border-top: 1px solid var(--line); margin-top: 8px; padding-top: 8px; }
+.detail dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 0 0 6px; }
+.detail dt { color: var(--muted); }
+pre { margin: 0; padding: 6px; background: var(--soft); border-radius: 5px; max-height: 220px; overflow: auto; white-space: pre-wrap; word-break: break-word; }
+progress { width: 90px; }
+.actions { display: flex; gap: 6px; flex-wrap: wrap; }
+.message { color: var(--bad); min-height: 1em; }
+.num { text-align: right; font-variant-numeric: tabular-nums; }
+`;
