@@ -16,16 +16,20 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use rusqlite::{Connection, Transaction};
 
-use crate::bus::{EventBus, JobStateChanged};
+use crate::bus::{EventBus, JobStateChanged, PluginHealth};
 use crate::clock::{Clock, SleepWatch, Timestamp};
 use crate::error::Result;
 use crate::kinds::Kinds;
 use crate::locks::lock;
-use crate::model::{JobId, JobStatus};
+use crate::model::{truncate_chars, Health, JobId, JobStatus};
 use crate::random::RandomSource;
+use crate::store::integrity::{Check, Integrity};
 use crate::store::jobs::Change;
 use crate::store::{Store, StoreOptions};
 use crate::watch::WalWatch;
+
+/// The component whose health says what the integrity check of `raw.db` found.
+pub(crate) const INTEGRITY_COMPONENT: &str = "raw.db";
 
 /// What a write transaction changed, to publish once it is committed.
 pub(crate) type Changes = Vec<Change>;
@@ -77,6 +81,14 @@ struct Inner {
     // Mutex: changed when a runner goes idle or busy, never on a hot path.
     watching: Mutex<Watching>,
     sleep: SleepWatch,
+    integrity: Arc<Check>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // A background check of a handle nobody holds any more has no reader.
+        self.integrity.stop();
+    }
 }
 
 impl std::fmt::Debug for Db {
@@ -97,7 +109,17 @@ impl Db {
         bus: EventBus,
         kinds: Kinds,
     ) -> Result<Db> {
+        let store_options = store;
         let store = Store::open(path, store)?;
+        let integrity = if store.checked_at_open() {
+            Check::done(Integrity::Ok)
+        } else {
+            let (bus, clock) = (bus.clone(), clock.clone());
+            let file = store.path().to_owned();
+            Check::in_background(&file.clone(), store_options.integrity_delay, move |found| {
+                report_integrity(&file, found, &bus, &*clock);
+            })
+        };
         Ok(Db {
             inner: Arc::new(Inner {
                 path: store.path().to_owned(),
@@ -109,6 +131,7 @@ impl Db {
                 hooks: Arc::new(Mutex::new(Vec::new())),
                 watching: Mutex::new(Watching::default()),
                 sleep: SleepWatch::default(),
+                integrity,
             }),
         })
     }
@@ -117,6 +140,11 @@ impl Db {
     /// handle saw, if any.
     pub(crate) fn woke_at(&self) -> Option<Timestamp> {
         self.inner.sleep.look(&*self.inner.clock)
+    }
+
+    /// What the integrity check of the file found so far.
+    pub(crate) fn integrity(&self) -> &Check {
+        &self.inner.integrity
     }
 
     /// The database file.
@@ -270,4 +298,40 @@ impl Db {
 
 fn tell(hooks: &Mutex<Vec<Hook>>, notice: Notice) {
     lock(hooks).retain(|hook| hook(notice));
+}
+
+/// Tells the app what the background check of `path` found: the log always, and the
+/// health of the component `raw.db` when the file is damaged or could not be checked.
+fn report_integrity(path: &Path, found: &Integrity, bus: &EventBus, clock: &dyn Clock) {
+    let health = match found {
+        Integrity::Ok => {
+            tracing::debug!(path = %path.display(), "raw.db passed its integrity check");
+            return;
+        }
+        Integrity::Checking | Integrity::Unfinished => {
+            tracing::info!(path = %path.display(), "raw.db is too large to check whole in the time given");
+            return;
+        }
+        Integrity::Damaged(problem) => {
+            tracing::error!(path = %path.display(), %problem, "raw.db is damaged");
+            Health::error(format!(
+                "{} is damaged ({}): restore it from a backup, or move it away to start afresh",
+                path.display(),
+                truncate_chars(problem, 200)
+            ))
+        }
+        Integrity::Failed(reason) => {
+            tracing::warn!(path = %path.display(), %reason, "raw.db could not be checked");
+            Health::warning(format!(
+                "{} could not be checked: {}",
+                path.display(),
+                truncate_chars(reason, 200)
+            ))
+        }
+    };
+    bus.publish(PluginHealth {
+        component: INTEGRITY_COMPONENT.to_owned(),
+        health,
+        at: clock.now(),
+    });
 }

@@ -1,8 +1,12 @@
 //! Opening `raw.db`: foreign, damaged and newer files are refused and left untouched.
 
 use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use tauri_plugin_jobs::queue::{EnqueueOptions, Queue, QueueOptions};
+use tauri_plugin_jobs::bus::{Event, EventBus};
+use tauri_plugin_jobs::health::HealthStatus;
+use tauri_plugin_jobs::queue::{EnqueueOptions, Integrity, Queue, QueueOptions};
 use tauri_plugin_jobs::Error;
 
 fn bytes(path: &Path) -> Vec<u8> {
@@ -256,6 +260,74 @@ fn an_empty_file_becomes_a_queue_and_is_marked_ours() {
     assert_eq!(id, 0x4A4F_4253, "JOBS");
     // And opens again.
     drop(Queue::open(&path, QueueOptions::new()).unwrap());
+}
+
+/// A file of `jobs` jobs with padded payloads (about 250 bytes of file each).
+fn filled(path: &Path, jobs: usize) {
+    let queue = Queue::open(path, QueueOptions::new()).unwrap();
+    queue
+        .enqueue_batch((0..jobs).map(|i| {
+            tauri_plugin_jobs::queue::NewJob::new(
+                "k",
+                serde_json::json!({"n": i, "pad": "x".repeat(200)}),
+            )
+        }))
+        .unwrap();
+    drop(queue);
+}
+
+#[test]
+fn a_large_file_opens_at_once_and_is_checked_in_the_background() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("raw.db");
+    filled(&path, 8_000);
+    let page = 4096;
+    assert!(
+        bytes(&path).len() > 400 * page,
+        "past what is checked at open"
+    );
+    // Healthy: the check in the background (at once here, 10 s after open by
+    // default) passes.
+    let at_once = || QueueOptions::new().integrity_check_after(Duration::ZERO);
+    let queue = Queue::open(&path, at_once()).unwrap();
+    assert_eq!(
+        queue.wait_for_integrity(Duration::from_secs(30)),
+        Integrity::Ok
+    );
+    drop(queue);
+    // Damaged in the middle of the jobs table: the open goes through (the app starts),
+    // and the check finds it, publishes the health of `raw.db` and keeps the verdict.
+    let mut damaged = bytes(&path);
+    for byte in &mut damaged[300 * page..301 * page] {
+        *byte = 0x5A;
+    }
+    std::fs::write(&path, &damaged).unwrap();
+    let bus = EventBus::new();
+    let heard = Arc::new(Mutex::new(Vec::new()));
+    let sink = heard.clone();
+    bus.add_handler("health", move |event| {
+        if let Event::PluginHealth(health) = event {
+            sink.lock().unwrap().push(health.clone());
+        }
+        Ok(())
+    });
+    let queue = Queue::open(&path, at_once().bus(bus)).unwrap();
+    let found = queue.wait_for_integrity(Duration::from_secs(30));
+    assert!(matches!(&found, Integrity::Damaged(_)), "{found:?}");
+    assert_eq!(queue.integrity(), found);
+    let heard = heard.lock().unwrap().clone();
+    assert_eq!(heard.len(), 1, "{heard:?}");
+    assert_eq!(heard[0].component, "raw.db");
+    assert_eq!(heard[0].health.status, HealthStatus::Error);
+    let reason = heard[0].health.reason.clone().unwrap();
+    assert!(reason.contains("raw.db is damaged"), "{reason}");
+    // The check only reads.
+    drop(queue);
+    assert_eq!(bytes(&path), damaged);
+    // By default the check waits for the app's start; a handle closed first leaves
+    // it undone.
+    let queue = Queue::open(&path, QueueOptions::new()).unwrap();
+    assert_eq!(queue.integrity(), Integrity::Checking);
 }
 
 #[test]

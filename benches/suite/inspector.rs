@@ -118,7 +118,7 @@ fn timed_n(samples: usize, mut work: impl FnMut()) -> (Duration, Duration) {
     (percentile(&mut times, 0.5), percentile(&mut times, 0.99))
 }
 
-fn fill(path: &std::path::Path, rows: usize) {
+pub fn fill(path: &std::path::Path, rows: usize) {
     let queued_from = rows.saturating_sub(10_000);
     let running_from = queued_from.saturating_sub(50);
     let conn = rusqlite::Connection::open(path).unwrap();

@@ -23,6 +23,7 @@ mod process;
 mod queue;
 mod report;
 mod runner;
+mod startup;
 
 use report::{env_usize, Report};
 
@@ -49,6 +50,7 @@ fn main() {
     let ceilings = ceiling::measure(&mut report);
     queue::measure(&mut report, &ceilings);
     inspector::measure(&mut report);
+    startup::measure(&mut report);
     runtime.block_on(runner::measure(&mut report));
     runtime.block_on(events::measure(&mut report));
     runtime.block_on(process::measure(&mut report));

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::json;
-use tauri_plugin_jobs::queue::{EnqueueOptions, Queue, QueueOptions};
+use tauri_plugin_jobs::queue::{EnqueueOptions, Queue};
 use tauri_plugin_jobs::runner::{Handler, JobContext, Runner, RunnerSettings};
 use tauri_plugin_jobs::scheduler::{ScheduleSpec, Scheduler};
 
@@ -161,7 +161,7 @@ pub async fn measure(report: &mut Report) {
 
 /// Writes `n` queued no-op jobs straight into a new `raw.db`.
 fn fill_queued(db: &Path, n: usize) {
-    drop(Queue::open(db, QueueOptions::new()).unwrap());
+    drop(Queue::open(db, crate::queue::options()).unwrap());
     let conn = rusqlite::Connection::open(db).unwrap();
     conn.execute_batch(&format!(
         "BEGIN;
@@ -177,7 +177,7 @@ fn fill_queued(db: &Path, n: usize) {
 async fn cross_process_latency(samples: usize) -> Vec<Duration> {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("raw.db");
-    let queue = Queue::open(&db, QueueOptions::new()).unwrap();
+    let queue = Queue::open(&db, crate::queue::options()).unwrap();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let record = seen.clone();
     let handler = Handler::new(
@@ -232,7 +232,7 @@ pub fn run_child(args: &[String]) {
 
 /// Enqueues `n` jobs at random moments, each carrying the wall-clock time it was sent.
 fn enqueue_timed(db: &Path, n: usize) {
-    let queue = Queue::open(db, QueueOptions::new()).unwrap();
+    let queue = Queue::open(db, crate::queue::options()).unwrap();
     for _ in 0..n {
         std::thread::sleep(Duration::from_millis(rand::random_range(50..1250)));
         queue
@@ -308,7 +308,7 @@ async fn idle(state: &str, secs: u64) {
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("raw.db");
-    let queue = Queue::open(&path, QueueOptions::new()).unwrap();
+    let queue = Queue::open(&path, crate::queue::options()).unwrap();
     let many = |kind: &str, n: usize, options: EnqueueOptions| {
         queue
             .enqueue_batch((0..n).map(|i| NewJob::new(kind, json!(i)).options(options.clone())))
@@ -415,7 +415,7 @@ async fn idle(state: &str, secs: u64) {
 /// A started runner over a file full of queued jobs, its four slots held by handlers
 /// that never return, the UI's counts and first page read: resident memory.
 async fn memory(db: &Path) {
-    let queue = Queue::open(db, QueueOptions::new()).unwrap();
+    let queue = Queue::open(db, crate::queue::options()).unwrap();
     let runner = Runner::new(
         queue.clone(),
         vec![hold_forever("noop")],

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use tauri_plugin_jobs::bus::{Event, EventBus};
-use tauri_plugin_jobs::queue::{EnqueueOptions, JobStatus, Queue, QueueOptions};
+use tauri_plugin_jobs::queue::{EnqueueOptions, JobStatus, Queue};
 use tauri_plugin_jobs::runner::{Handler, JobContext, Runner, RunnerSettings};
 use tokio::sync::Notify;
 
@@ -43,7 +43,7 @@ fn counted_queue(dir: &std::path::Path, n: usize) -> (Queue, Arc<Notify>) {
         }
         Ok(())
     });
-    let queue = Queue::open(dir.join("raw.db"), QueueOptions::new().bus(bus)).unwrap();
+    let queue = Queue::open(dir.join("raw.db"), crate::queue::options().bus(bus)).unwrap();
     (queue, all_done)
 }
 
@@ -165,7 +165,7 @@ pub async fn measure(report: &mut Report) {
 /// start.
 async fn latency_in_process(samples: usize) -> Vec<Duration> {
     let dir = tempfile::tempdir().unwrap();
-    let queue = Queue::open(dir.path().join("raw.db"), QueueOptions::new()).unwrap();
+    let queue = Queue::open(dir.path().join("raw.db"), crate::queue::options()).unwrap();
     let (started_tx, mut started_rx) = tokio::sync::mpsc::unbounded_channel::<Instant>();
     let started_tx = Arc::new(Mutex::new(started_tx));
     let handler = Handler::new("timed", move |_: serde_json::Value, _ctx: JobContext| {

@@ -56,6 +56,7 @@ pub use crate::model::{
     redact, sanitize_error, Actor, Job, JobEnded, JobFilter, JobId, JobProgressValue, JobStatus,
     KindCount, Priority, MAX_ERROR_CHARS,
 };
+pub use crate::store::integrity::{Integrity, BACKGROUND_BUDGET as INTEGRITY_BUDGET};
 pub use admin::RetryOutcome;
 pub use cancel::CancelOutcome;
 pub use claim::{ClaimRequest, ClaimedJob, DEFAULT_MAX_LEASE_EXPIRIES};
@@ -132,6 +133,23 @@ impl Queue {
     #[must_use]
     pub fn path(&self) -> PathBuf {
         self.db().path().to_owned()
+    }
+
+    /// What the integrity check of the file found so far. A small file was checked
+    /// whole at open ([`Integrity::Ok`]: damage refused the open); a larger one is
+    /// checked on a thread of its own after open, for up to
+    /// [`INTEGRITY_BUDGET`], and damage found there
+    /// is logged and published as the health of the component `raw.db`.
+    #[must_use]
+    pub fn integrity(&self) -> Integrity {
+        self.db().integrity().state()
+    }
+
+    /// Waits up to `timeout` for the integrity check to settle (see
+    /// [`integrity`](Queue::integrity)); what it found by then.
+    #[must_use]
+    pub fn wait_for_integrity(&self, timeout: Duration) -> Integrity {
+        self.db().integrity().wait(timeout)
     }
 
     /// Declares what the queue should know about `kind`: schemas, retry policy,

@@ -69,6 +69,14 @@ impl QueueOptions {
         self
     }
 
+    /// How long after open a file too large to check at open (over about 1 MiB) is
+    /// checked in the background (10 s by default: the app's start first); see
+    /// [`Queue::integrity`](crate::queue::Queue::integrity).
+    pub fn integrity_check_after(mut self, delay: Duration) -> Self {
+        self.store.integrity_delay = delay;
+        self
+    }
+
     /// Where jitter comes from.
     pub fn random(mut self, random: impl RandomSource) -> Self {
         self.random = Arc::new(random);

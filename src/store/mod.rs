@@ -11,6 +11,7 @@
 //! upgrading a read lock. `SQLITE_BUSY` is retried here, never turned into a failed job.
 
 mod identity;
+pub(crate) mod integrity;
 pub(crate) mod jobs;
 pub(crate) mod kv;
 pub(crate) mod schedules;
@@ -26,10 +27,8 @@ use rusqlite::{Connection, ErrorCode, OpenFlags, Transaction, TransactionBehavio
 use crate::error::{Error, Result};
 
 use identity::{Found, APPLICATION_ID};
+use integrity::Verdict;
 pub(crate) use schema::CURRENT_VERSION;
-
-/// How long the quick check at open may take before it gives up.
-const QUICK_CHECK_BUDGET: Duration = Duration::from_millis(100);
 
 /// How hard SQLite works to make each commit durable.
 ///
@@ -82,6 +81,9 @@ pub struct StoreOptions {
     /// A cap on the file's size in pages (`PRAGMA max_page_count`); writes past it
     /// fail with [`Error::Full`] and change nothing. `None`: SQLite's own limit.
     pub max_page_count: Option<u64>,
+    /// How long after open a file too large to check at open is checked in the
+    /// background.
+    pub integrity_delay: Duration,
 }
 
 impl Default for StoreOptions {
@@ -91,6 +93,7 @@ impl Default for StoreOptions {
             busy_timeout: Duration::from_secs(5),
             busy_deadline: Duration::from_secs(60),
             max_page_count: None,
+            integrity_delay: integrity::DEFAULT_DELAY,
         }
     }
 }
@@ -101,6 +104,7 @@ pub(crate) struct Store {
     conn: Connection,
     path: PathBuf,
     busy_deadline: Duration,
+    checked_at_open: bool,
 }
 
 impl Store {
@@ -133,10 +137,11 @@ impl Store {
             conn,
             path: path.to_owned(),
             busy_deadline: options.busy_deadline,
+            checked_at_open: false,
         };
         store.set_pragmas(options)?;
         store.migrate()?;
-        store.quick_check()?;
+        store.checked_at_open = store.check_if_small()?;
         store.fit_wal_to_disk();
         // Cache enough statements for the hot paths of every module.
         store.conn.set_prepared_statement_cache_capacity(64);
@@ -332,32 +337,28 @@ impl Store {
         })
     }
 
-    /// A quick check of the whole file, bounded in time: on a small file it finds
-    /// damage past the first page at open; on a large one it gives up after
-    /// [`QUICK_CHECK_BUDGET`] and damage shows, naming the file, when a page is read.
-    fn quick_check(&mut self) -> Result<()> {
-        let deadline = Instant::now() + QUICK_CHECK_BUDGET;
-        // `let _`: setting a handler cannot fail here (and returns nothing in older
-        // rusqlite releases).
-        let _ = self
-            .conn
-            .progress_handler(10_000, Some(move || Instant::now() > deadline));
-        let verdict: rusqlite::Result<String> =
-            self.conn
-                .query_row("PRAGMA quick_check(1)", [], |row| row.get(0));
-        let _ = self.conn.progress_handler(0, None::<fn() -> bool>);
-        match verdict {
-            Ok(verdict) if verdict == "ok" => Ok(()),
-            Ok(problem) => Err(Error::Corrupt {
+    /// Checks the whole file at open when it is small (see [`integrity`]): damage
+    /// refuses the open. Returns whether it was checked; a larger file (or one whose
+    /// check ran out of time) is left to the check in the background.
+    fn check_if_small(&mut self) -> Result<bool> {
+        if !integrity::small(&self.conn).map_err(|e| at_open(&self.path, e))? {
+            return Ok(false);
+        }
+        let deadline = Instant::now() + integrity::AT_OPEN_BUDGET;
+        match integrity::quick_check(&self.conn, deadline, None) {
+            Ok(Verdict::Ok) => Ok(true),
+            Ok(Verdict::Damaged(problem)) => Err(Error::Corrupt {
                 path: self.path.clone(),
                 detail: problem,
             }),
-            // Out of time: the check is a courtesy, not a promise.
-            Err(error) if error.sqlite_error_code() == Some(ErrorCode::OperationInterrupted) => {
-                Ok(())
-            }
+            Ok(Verdict::OutOfTime) => Ok(false),
             Err(error) => Err(at_open(&self.path, error)),
         }
+    }
+
+    /// Whether the whole file was checked at open.
+    pub(crate) fn checked_at_open(&self) -> bool {
+        self.checked_at_open
     }
 }
 
