@@ -72,6 +72,9 @@ pub(crate) struct Db {
 struct Inner {
     // Mutex: one connection, one transaction at a time; SQLite serialises writers anyway.
     store: Mutex<Store>,
+    // Mutex: the connection reads go through, beside the writer's (see
+    // `Store::open_reader`); one read at a time, each short.
+    reader: Mutex<Connection>,
     path: PathBuf,
     clock: Arc<dyn Clock>,
     random: Arc<dyn RandomSource>,
@@ -111,6 +114,7 @@ impl Db {
     ) -> Result<Db> {
         let store_options = store;
         let store = Store::open(path, store)?;
+        let reader = store.open_reader()?;
         let integrity = if store.checked_at_open() {
             Check::done(Integrity::Ok)
         } else {
@@ -124,6 +128,7 @@ impl Db {
             inner: Arc::new(Inner {
                 path: store.path().to_owned(),
                 store: Mutex::new(store),
+                reader: Mutex::new(reader),
                 clock,
                 random,
                 bus,
@@ -182,9 +187,11 @@ impl Db {
         lock(&self.inner.store)
     }
 
-    /// Runs `read` on the connection.
+    /// Runs `read` on the reading connection: it never waits for a write of this
+    /// handle, and sees every commit made before it began.
     pub(crate) fn read<T>(&self, read: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
-        self.store().read(read)
+        let conn = lock(&self.inner.reader);
+        read(&conn).map_err(|error| error.in_file(&self.inner.path))
     }
 
     /// Runs `work` in one write transaction (retried as a whole on `SQLITE_BUSY`, so it
@@ -292,7 +299,9 @@ impl Db {
     /// connection (another process, or another handle on the file) commits, never for
     /// this handle's own writes. Cheap: no transaction, no lock on the file.
     pub(crate) fn data_version(&self) -> Result<i64> {
-        self.read(|conn| Ok(conn.query_row("PRAGMA data_version", [], |row| row.get(0))?))
+        // On the writing connection: the reader's moves for this handle's own commits.
+        self.store()
+            .read(|conn| Ok(conn.query_row("PRAGMA data_version", [], |row| row.get(0))?))
     }
 }
 

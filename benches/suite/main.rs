@@ -21,6 +21,7 @@ mod events;
 mod inspector;
 mod process;
 mod queue;
+mod reads;
 mod report;
 mod runner;
 mod startup;
@@ -52,6 +53,7 @@ fn main() {
     inspector::measure(&mut report);
     startup::measure(&mut report);
     runtime.block_on(runner::measure(&mut report));
+    reads::measure(&mut report);
     runtime.block_on(events::measure(&mut report));
     runtime.block_on(process::measure(&mut report));
     compare::measure(&mut report);

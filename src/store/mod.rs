@@ -104,6 +104,7 @@ pub(crate) struct Store {
     conn: Connection,
     path: PathBuf,
     busy_deadline: Duration,
+    busy_timeout: Duration,
     checked_at_open: bool,
 }
 
@@ -137,6 +138,7 @@ impl Store {
             conn,
             path: path.to_owned(),
             busy_deadline: options.busy_deadline,
+            busy_timeout: options.busy_timeout,
             checked_at_open: false,
         };
         store.set_pragmas(options)?;
@@ -167,6 +169,25 @@ impl Store {
             .pragma_update(None, "cache_size", -8192)
             .map_err(|e| at_open(&store.path, e))?;
         Ok(store)
+    }
+
+    /// A second connection on the same file for reads alone, so that a read (a
+    /// window's page of jobs, its counts) never waits behind this connection's writes:
+    /// in WAL mode readers and the writer do not block each other. Set up like this
+    /// one for reads (busy timeout, fixed query plans, statement cache; a smaller page
+    /// cache).
+    pub(crate) fn open_reader(&self) -> Result<Connection> {
+        let path = &self.path;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| at_open(path, e))?;
+        conn.busy_timeout(self.busy_timeout)
+            .map_err(|e| at_open(path, e))?;
+        conn.set_prepared_statement_cache_capacity(64);
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)
+            .map_err(|e| at_open(path, e))?;
+        conn.pragma_update(None, "cache_size", -4096)
+            .map_err(|e| at_open(path, e))?;
+        Ok(conn)
     }
 
     /// The file's path.

@@ -220,3 +220,56 @@ fn finish_and_claim_frees_the_cap_for_the_claim_in_the_same_transaction() {
     let (results, none) = h.queue.finish_and_claim(Vec::new(), None).unwrap();
     assert!(results.is_empty() && none.is_empty());
 }
+
+#[test]
+fn reads_do_not_wait_for_a_write_of_the_same_handle() {
+    use std::sync::mpsc;
+    let h = Harness::new();
+    let id = h
+        .queue
+        .enqueue(
+            "old",
+            &json!({"n": 1}),
+            EnqueueOptions::new().payload_version(1),
+        )
+        .unwrap()
+        .id;
+    // An upgrade step runs inside the claim's write transaction: it holds it open
+    // until the reads below are done.
+    let (inside_tx, inside) = mpsc::channel();
+    let (release, released) = mpsc::channel::<()>();
+    let released = std::sync::Mutex::new(released);
+    h.queue.register_kind(
+        "old",
+        KindSpec::new()
+            .payload_version(2)
+            .upgrade(1, move |old: serde_json::Value| {
+                inside_tx.send(()).unwrap();
+                released.lock().unwrap().recv().unwrap();
+                Ok::<_, String>(old)
+            }),
+    );
+    let claimer = {
+        let queue = h.queue.clone();
+        std::thread::spawn(move || claim_one(&queue, "w", "old").is_some())
+    };
+    inside.recv().unwrap();
+    // The write is open on this handle: reads answer, and see what was committed.
+    let (read_tx, read) = mpsc::channel();
+    let queue = h.queue.clone();
+    std::thread::spawn(move || {
+        let seen = (
+            status(&queue, id),
+            queue.counts().unwrap().len(),
+            queue.list(&JobFilter::new()).unwrap().len(),
+        );
+        let _ = read_tx.send(seen);
+    });
+    let seen = read
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the reads answered while the write was open");
+    assert_eq!(seen, (JobStatus::Queued, 1, 1));
+    release.send(()).unwrap();
+    assert!(claimer.join().unwrap());
+    assert_eq!(status(&h.queue, id), JobStatus::Running);
+}
