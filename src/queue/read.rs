@@ -87,6 +87,17 @@ impl Queue {
     /// the batches shrink (a delete needs room in the log too) until one fits, so that
     /// pruning is what makes room rather than what fails for the lack of it.
     pub fn prune(&self, older_than: Duration) -> Result<u64> {
+        self.prune_until(older_than, None).map(|(pruned, _)| pruned)
+    }
+
+    /// [`prune`](Queue::prune), stopping after the batch that ends past `deadline`:
+    /// how many went, and whether none is left. What is left goes at a later call
+    /// (each starts over from the oldest job, which the deleted ones no longer slow).
+    pub(crate) fn prune_until(
+        &self,
+        older_than: Duration,
+        deadline: Option<std::time::Instant>,
+    ) -> Result<(u64, bool)> {
         let db = self.db();
         let before = db.now().saturating_sub(older_than);
         let (mut after, mut batch) = (0, PRUNE_BATCH);
@@ -120,8 +131,11 @@ impl Queue {
                 }
             }
             match next {
+                Some(_) if deadline.is_some_and(|at| std::time::Instant::now() >= at) => {
+                    return Ok((publish(pruned_kinds), false))
+                }
                 Some(next) => after = next,
-                None => return Ok(publish(pruned_kinds)),
+                None => return Ok((publish(pruned_kinds), true)),
             }
         }
     }

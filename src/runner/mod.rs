@@ -35,6 +35,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use tokio::runtime::Handle;
 use tokio::sync::{oneshot, Notify};
@@ -45,12 +46,19 @@ pub use progress::PROGRESS_STORE_INTERVAL;
 pub use settings::{Ran, RunnerSettings};
 pub use thread::WATCH_AFTER_IDLE;
 
-use crate::clock::Timestamp;
+use crate::clock::{duration_millis, Timestamp};
 use crate::db::Notice;
 use crate::error::{Error, Result};
 use crate::locks::lock;
 use crate::model::{sanitize_error, JobId};
 use crate::queue::{ClaimRequest, Finished, Lease, Outcome, Queue};
+
+/// How often the runner deletes finished jobs past their retention.
+const PRUNE_EVERY: Duration = Duration::from_secs(3600);
+/// How long after the runner is made its first retention sweep comes.
+const PRUNE_AFTER_START: Duration = Duration::from_secs(60);
+/// How long one round's retention sweep may go on; the rest goes at later rounds.
+const PRUNE_SLICE: Duration = Duration::from_millis(20);
 
 /// Why a handler's task is being stopped from outside.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -214,6 +222,13 @@ impl Runner {
                 }
             });
         }
+        // The first sweep a minute after the start: the app's start first.
+        let first_prune = queue
+            .clock()
+            .now()
+            .as_millis()
+            .saturating_sub(duration_millis(PRUNE_EVERY))
+            .saturating_add(duration_millis(PRUNE_AFTER_START));
         Ok(Runner {
             inner: Arc::new(Inner {
                 queue,
@@ -228,7 +243,7 @@ impl Runner {
                 stopping,
                 runtime: Mutex::new(None),
                 thread: Mutex::new(None),
-                last_prune: AtomicI64::new(i64::MIN),
+                last_prune: AtomicI64::new(first_prune),
                 reports: Mutex::new(None),
                 wake_pending,
                 written_pending,
@@ -408,14 +423,26 @@ impl Runner {
 
         if let Some(retention) = self.inner.settings.retention {
             let last = self.inner.last_prune.load(Ordering::Relaxed);
-            if now.as_millis().saturating_sub(last) >= 3_600_000 {
-                self.inner
-                    .last_prune
-                    .store(now.as_millis(), Ordering::Relaxed);
-                match self.inner.queue.prune(retention) {
-                    Ok(0) => {}
-                    Ok(pruned) => tracing::debug!(pruned, "deleted finished jobs past retention"),
-                    Err(error) => tracing::warn!(%error, "retention sweep failed"),
+            if now.as_millis().saturating_sub(last) >= duration_millis(PRUNE_EVERY) {
+                // A slice per round: a backlog of old jobs (a week's, at the first start
+                // after an update) never holds up the runner's claims for long.
+                let slice = std::time::Instant::now() + PRUNE_SLICE;
+                let done = match self.inner.queue.prune_until(retention, Some(slice)) {
+                    Ok((pruned, done)) => {
+                        if pruned > 0 {
+                            tracing::debug!(pruned, done, "deleted finished jobs past retention");
+                        }
+                        done
+                    }
+                    Err(error) => {
+                        tracing::warn!(%error, "retention sweep failed");
+                        true
+                    }
+                };
+                if done {
+                    self.inner
+                        .last_prune
+                        .store(now.as_millis(), Ordering::Relaxed);
                 }
             }
         }
