@@ -112,7 +112,7 @@ impl Db {
         bus: EventBus,
         kinds: Kinds,
     ) -> Result<Db> {
-        let store_options = store;
+        let integrity_delay = store.integrity_delay;
         let store = Store::open(path, store)?;
         let reader = store.open_reader()?;
         let integrity = if store.checked_at_open() {
@@ -120,7 +120,7 @@ impl Db {
         } else {
             let (bus, clock) = (bus.clone(), clock.clone());
             let file = store.path().to_owned();
-            Check::in_background(&file.clone(), store_options.integrity_delay, move |found| {
+            Check::in_background(store.path(), integrity_delay, move |found| {
                 report_integrity(&file, found, &bus, &*clock);
             })
         };

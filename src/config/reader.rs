@@ -9,12 +9,12 @@ use toml::{Table, Value};
 
 use super::{JobsConfig, ScheduleConfig, SyncConfig};
 
-/// The highest `payload_version` a section may give.
-const MAX_PAYLOAD_VERSION: u32 = 1_000_000;
-
 use crate::backoff::RetryPolicy;
 use crate::error::{Error, Result};
 use crate::model::{truncate_chars, Cron, Priority, MAX_ERROR_CHARS};
+
+/// The highest `payload_version` a section may give.
+const MAX_PAYLOAD_VERSION: u32 = 1_000_000;
 
 pub(super) struct Reader {
     pub(super) path: PathBuf,

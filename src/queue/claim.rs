@@ -445,43 +445,11 @@ fn claim_in(
             token,
         };
         let mut job = job;
-        // An older payload (written by an earlier build) is brought up to this
-        // build's version before anything checks or runs it, and stored so.
-        if let Some(spec) = specs.get(&job.kind) {
-            let (from, to) = (job.payload_version, spec.version());
-            if from < to {
-                match spec.upgraded(from, std::mem::take(&mut job.payload)) {
-                    Ok(upgraded) => {
-                        jobs::set_payload(tx, job.id, &upgraded.to_string(), to)?;
-                        job.payload = upgraded;
-                        job.payload_version = to;
-                    }
-                    Err(reason) => {
-                        let error = sanitize_error(&format!(
-                            "its payload is version {from} and could not be upgraded to \
-                             version {to}: {reason}"
-                        ));
-                        jobs::exit_running(
-                            tx,
-                            &fence,
-                            &job.kind,
-                            &Exit::Failed { error: &error },
-                            now,
-                        )?;
-                        changes.push(change(
-                            &job.kind,
-                            &fence,
-                            JobStatus::Running,
-                            JobStatus::Failed,
-                        ));
-                        continue;
-                    }
-                }
-            }
-        }
-        let payload_schema = specs.get(&job.kind).and_then(|spec| spec.payload.as_ref());
-        if let Some(Err(reason)) = payload_schema.map(|schema| schema.check(&job.payload)) {
-            let error = sanitize_error(&format!("invalid payload: {reason}"));
+        let refusal = match specs.get(&job.kind) {
+            Some(spec) => ready_to_run(tx, spec, &mut job)?,
+            None => None,
+        };
+        if let Some(error) = refusal {
             jobs::exit_running(tx, &fence, &job.kind, &Exit::Failed { error: &error }, now)?;
             changes.push(change(
                 &job.kind,
@@ -503,6 +471,36 @@ fn claim_in(
         claimed.push(ClaimedJob { job, lease });
     }
     Ok(claimed)
+}
+
+/// Brings a claimed job's payload up to this build's version (an older one was
+/// written by an earlier build; stored so) and checks it against the kind's schema,
+/// before anything runs it. Why it cannot run, if it cannot.
+fn ready_to_run(tx: &Transaction<'_>, spec: &KindSpec, job: &mut Job) -> Result<Option<String>> {
+    let (from, to) = (job.payload_version, spec.version());
+    if from < to {
+        match spec.upgraded(from, std::mem::take(&mut job.payload)) {
+            Ok(upgraded) => {
+                jobs::set_payload(tx, job.id, &upgraded.to_string(), to)?;
+                job.payload = upgraded;
+                job.payload_version = to;
+            }
+            Err(reason) => {
+                return Ok(Some(sanitize_error(&format!(
+                    "its payload is version {from} and could not be upgraded to version {to}: \
+                     {reason}"
+                ))))
+            }
+        }
+    }
+    if let Some(Err(reason)) = spec
+        .payload
+        .as_ref()
+        .map(|schema| schema.check(&job.payload))
+    {
+        return Ok(Some(sanitize_error(&format!("invalid payload: {reason}"))));
+    }
+    Ok(None)
 }
 
 /// The newest payload version `request` takes for `kind`: the version it names, else

@@ -53,9 +53,7 @@ impl Scheduler {
         }
         Ok(upserted)
     }
-}
 
-impl Scheduler {
     /// The version a payload of the file had when it was first applied: kept while
     /// the file's payload stays the same, so that an app update whose handler takes a
     /// newer version upgrades it. `None` (the kind's version now) for a new or an

@@ -118,21 +118,23 @@ impl Check {
         let spawned = std::thread::Builder::new()
             .name("jobs-integrity".into())
             .spawn(move || {
-                let stopped = {
-                    let state = lock(&shared.state);
-                    let (_state, waited) = shared
+                let stopped = || shared.stop.load(Ordering::Relaxed);
+                drop(
+                    shared
                         .settled
-                        .wait_timeout_while(state, delay, |_| !shared.stop.load(Ordering::Relaxed))
-                        .unwrap_or_else(std::sync::PoisonError::into_inner);
-                    !waited.timed_out()
-                };
-                let verdict = if stopped {
+                        .wait_timeout_while(lock(&shared.state), delay, |_| !stopped())
+                        .unwrap_or_else(std::sync::PoisonError::into_inner),
+                );
+                let verdict = if stopped() {
                     Integrity::Unfinished
                 } else {
                     check_file(&path, shared.stop.clone())
                 };
                 // Reported first: whoever waits for the verdict finds it published.
-                report(&verdict);
+                // A check stopped because its handle closed has nobody to tell.
+                if !stopped() {
+                    report(&verdict);
+                }
                 *lock(&shared.state) = verdict;
                 shared.settled.notify_all();
             });

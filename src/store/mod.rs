@@ -145,17 +145,6 @@ impl Store {
         store.migrate()?;
         store.checked_at_open = store.check_if_small()?;
         store.fit_wal_to_disk();
-        // Cache enough statements for the hot paths of every module.
-        store.conn.set_prepared_statement_cache_capacity(64);
-        // Query plans that never depend on bound values. Without this, SQLite's STAT4
-        // build (rusqlite's bundled one) re-prepares a cached statement whenever a
-        // value compared with an indexed column changes (`run_at <= ?`, on every
-        // claim): measured at 4% of a batched claim. The queue's plans are fixed by
-        // its partial indexes anyway.
-        store
-            .conn
-            .set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)
-            .map_err(|e| at_open(&store.path, e))?;
         if let Some(pages) = options.max_page_count {
             store
                 .conn
@@ -164,10 +153,7 @@ impl Store {
         }
         // 8 MiB of page cache (the default is 2): the queue's indexes stay in memory
         // with a million finished rows in the table.
-        store
-            .conn
-            .pragma_update(None, "cache_size", -8192)
-            .map_err(|e| at_open(&store.path, e))?;
+        tune(&store.conn, &store.path, 8192)?;
         Ok(store)
     }
 
@@ -182,11 +168,7 @@ impl Store {
         let conn = Connection::open_with_flags(path, flags).map_err(|e| at_open(path, e))?;
         conn.busy_timeout(self.busy_timeout)
             .map_err(|e| at_open(path, e))?;
-        conn.set_prepared_statement_cache_capacity(64);
-        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)
-            .map_err(|e| at_open(path, e))?;
-        conn.pragma_update(None, "cache_size", -4096)
-            .map_err(|e| at_open(path, e))?;
+        tune(&conn, path, 4096)?;
         Ok(conn)
     }
 
@@ -381,6 +363,22 @@ impl Store {
     pub(crate) fn checked_at_open(&self) -> bool {
         self.checked_at_open
     }
+}
+
+/// What every connection of ours gets beside its pragmas: a statement cache for the
+/// hot paths of every module, fixed query plans, and `cache_kib` of page cache.
+fn tune(conn: &Connection, path: &Path, cache_kib: i64) -> Result<()> {
+    conn.set_prepared_statement_cache_capacity(64);
+    // Query plans that never depend on bound values. Without this, SQLite's STAT4
+    // build (rusqlite's bundled one) re-prepares a cached statement whenever a value
+    // compared with an indexed column changes (`run_at <= ?`, on every claim):
+    // measured at 4% of a batched claim. The queue's plans are fixed by its partial
+    // indexes anyway.
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)
+        .map_err(|e| at_open(path, e))?;
+    conn.pragma_update(None, "cache_size", -cache_kib)
+        .map_err(|e| at_open(path, e))?;
+    Ok(())
 }
 
 /// Sorts an error met while opening into the typed cases, naming the file.
