@@ -83,7 +83,11 @@ fn refresh_presses_in_a_burst_share_one_run_and_hints_one_pass() {
         "presses within the floor of the last run share it"
     );
     // An offline target, retried by the network hint: fifty hints while its retry is
-    // held make one run, not fifty.
+    // held make one run, not fifty. Its start-up run over first (a run in flight is
+    // joined; one not begun finds the target no longer due), so that the answer
+    // pushed below goes to the press and not to it.
+    let ledger = tauri_plugin_jobs::sync::SyncTarget::new("bank", "me", "ledger");
+    tauri::async_runtime::block_on(app.ui.jobs().sync().sync_now(&ledger)).unwrap();
     app.bank.push(Err(SyncError::offline("no route")));
     let failed = app
         .ui
