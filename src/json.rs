@@ -62,18 +62,20 @@ where
 /// names of the type: `invalid type: a string, expected u64`.
 pub(crate) fn without_values(message: &str) -> String {
     use std::sync::LazyLock;
-    static QUOTED: LazyLock<regex::Regex> = LazyLock::new(|| {
-        regex::Regex::new(r#"\bstring "(?:[^"\\]|\\.)*""#).expect("a valid pattern")
+    static QUOTED: LazyLock<regex_lite::Regex> = LazyLock::new(|| {
+        regex_lite::Regex::new(r#"\bstring "(?:[^"\\]|\\.)*""#).expect("a valid pattern")
     });
-    static TICKED: LazyLock<regex::Regex> = LazyLock::new(|| {
-        regex::Regex::new(r"\b(integer|floating point|character|boolean|unknown variant) `[^`]*`")
-            .expect("a valid pattern")
+    static TICKED: LazyLock<regex_lite::Regex> = LazyLock::new(|| {
+        regex_lite::Regex::new(
+            r"\b(integer|floating point|character|boolean|unknown variant) `[^`]*`",
+        )
+        .expect("a valid pattern")
     });
-    static PATHS: LazyLock<regex::Regex> = LazyLock::new(|| {
-        regex::Regex::new(r"\b(?:[A-Za-z_][A-Za-z0-9_]*::)+").expect("a valid pattern")
+    static PATHS: LazyLock<regex_lite::Regex> = LazyLock::new(|| {
+        regex_lite::Regex::new(r"\b(?:[A-Za-z_][A-Za-z0-9_]*::)+").expect("a valid pattern")
     });
     let message = QUOTED.replace_all(message, "a string");
-    let message = TICKED.replace_all(&message, |caps: &regex::Captures<'_>| {
+    let message = TICKED.replace_all(&message, |caps: &regex_lite::Captures<'_>| {
         match &caps[1] {
             "integer" => "an integer",
             "floating point" => "a floating point number",

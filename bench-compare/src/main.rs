@@ -3,13 +3,18 @@
 //! Driven by the tauri-plugin-jobs benchmark suite as a subprocess:
 //!
 //! ```text
-//! bench-compare [--jobs N] [--repeat R] [--timeout-secs S] [--wal-preset] [--tune]
+//! bench-compare [--jobs N] [--small N] [--repeat R] [--timeout-secs S] [--wal-preset] [--tune]
 //! ```
 //!
 //! Result rows go to stdout, one per line, as `ROW\t<scenario>\t<value>`; everything
 //! else (progress, notes) goes to stderr. Rates are the median of R runs, each run on a
 //! fresh temporary database.
 //!
+//! The command line, the bounded waits and the figures are shared with the other
+//! comparison binaries (`../harness.rs`).
+//!
+//! * `--small N` (default 2000): the second size, to show how the cost grows with the
+//!   table (`--jobs` is the first).
 //! * `--timeout-secs S` (default 120): the longest any single library call may take,
 //!   and the longest a wait for jobs to finish may go without one job running, before
 //!   the binary gives up with a message on stderr (exit code 1). A watchdog thread
@@ -20,11 +25,18 @@
 //! * `--tune`: instead of the rows, sweep worker settings for the end-to-end scenario
 //!   and print each result on stderr; used to pick `best_settings()`.
 
-use std::error::Error as StdError;
+#[path = "../harness.rs"]
+mod harness;
+
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use harness::{
+    bounded, median_of, ms, percentile, rate, row, since_start_ms, wait_limit, Args, BoxError, Res,
+    WAIT_STARTED_MS,
+};
 
 use effectum::{Job, JobRunner, Queue, RunningJob, Worker};
 use serde_json::json;
@@ -40,59 +52,6 @@ const ENQUEUE_BATCH: usize = 1000;
 const LATENCY_SAMPLES: usize = 200;
 /// How often completion is polled while waiting for jobs to finish.
 const POLL: Duration = Duration::from_micros(500);
-
-type BoxError = Box<dyn StdError + Send + Sync>;
-type Res<T> = Result<T, BoxError>;
-
-// ---------------------------------------------------------------------------
-// Bounded waits and a watchdog
-
-static PROCESS_START: OnceLock<Instant> = OnceLock::new();
-/// Milliseconds since process start when the current wait began; 0 when idle.
-static WAIT_STARTED_MS: AtomicU64 = AtomicU64::new(0);
-static WAIT_LIMIT_MS: AtomicU64 = AtomicU64::new(120_000);
-
-fn since_start_ms() -> u64 {
-    PROCESS_START
-        .get_or_init(Instant::now)
-        .elapsed()
-        .as_millis() as u64
-        + 1
-}
-
-fn wait_limit() -> Duration {
-    Duration::from_millis(WAIT_LIMIT_MS.load(Ordering::Relaxed))
-}
-
-/// Kills the process if one wait runs far past the limit, e.g. because a runtime
-/// thread is blocked and a tokio timeout can no longer fire.
-fn start_watchdog() {
-    std::thread::spawn(|| loop {
-        std::thread::sleep(Duration::from_millis(500));
-        let started = WAIT_STARTED_MS.load(Ordering::Relaxed);
-        if started == 0 {
-            continue;
-        }
-        let limit = WAIT_LIMIT_MS.load(Ordering::Relaxed);
-        if since_start_ms().saturating_sub(started) > limit + 10_000 {
-            eprintln!(
-                "bench-compare: watchdog: a wait has been running for more than {} s; giving up",
-                limit / 1000 + 10
-            );
-            std::process::exit(2);
-        }
-    });
-}
-
-/// Awaits `fut` for at most the wait limit, failing with a clear message after it.
-/// Nested inside a longer wait, it hands the watchdog back to that wait afterwards.
-async fn bounded<T>(what: &str, fut: impl std::future::Future<Output = T>) -> Res<T> {
-    let outer = WAIT_STARTED_MS.swap(since_start_ms(), Ordering::Relaxed);
-    let limit = wait_limit();
-    let out = tokio::time::timeout(limit, fut).await;
-    WAIT_STARTED_MS.store(outer, Ordering::Relaxed);
-    out.map_err(|_| format!("timed out after {} s waiting for {what}", limit.as_secs()).into())
-}
 
 // ---------------------------------------------------------------------------
 // Settings
@@ -330,30 +289,6 @@ fn verify_succeeded(path: &Path, n: usize) -> Res<()> {
     Ok(())
 }
 
-fn rate(n: usize, elapsed: Duration) -> f64 {
-    n as f64 / elapsed.as_secs_f64()
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(|a, b| a.total_cmp(b));
-    let mid = values.len() / 2;
-    if values.len() % 2 == 1 {
-        values[mid]
-    } else {
-        (values[mid - 1] + values[mid]) / 2.0
-    }
-}
-
-/// Nearest-rank percentile of sorted values.
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil().max(1.0) as usize;
-    sorted[rank.min(sorted.len()) - 1]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
 // ---------------------------------------------------------------------------
 // Scenarios (each run on a fresh database, in a fresh runtime)
 
@@ -383,10 +318,25 @@ fn enqueue_batches(n: usize, preset_wal: bool) -> Res<f64> {
     })
 }
 
-fn end_to_end(n: usize, settings: &WorkerSettings, preset_wal: bool) -> Res<f64> {
+/// Queued no-op jobs run to the end. With `finished_first`, that many jobs are run to
+/// the end first on the same file (best settings), so the timed round meets a table
+/// of finished jobs.
+fn end_to_end(
+    n: usize,
+    settings: &WorkerSettings,
+    preset_wal: bool,
+    finished_first: usize,
+) -> Res<f64> {
     let (_dir, path) = fresh_db(preset_wal)?;
     let elapsed = settings.flavor.runtime().block_on(async {
         let queue = open_queue(&path).await?;
+        if finished_first > 0 {
+            enqueue_batched(&queue, finished_first).await?;
+            let ctx = Ctx::new(None);
+            let workers = start_workers(&queue, &ctx, &best_settings()).await?;
+            wait_all_done(&queue, &ctx, finished_first).await?;
+            stop_workers(workers).await?;
+        }
         enqueue_batched(&queue, n).await?;
         let ctx = Ctx::new(None);
         let started = Instant::now();
@@ -397,7 +347,7 @@ fn end_to_end(n: usize, settings: &WorkerSettings, preset_wal: bool) -> Res<f64>
         close_queue(queue).await?;
         Ok::<_, BoxError>(elapsed)
     })?;
-    verify_succeeded(&path, n)?;
+    verify_succeeded(&path, finished_first + n)?;
     Ok(rate(n, elapsed))
 }
 
@@ -465,71 +415,6 @@ const JOURNAL_NOTE: &str =
 // ---------------------------------------------------------------------------
 // Driver
 
-struct Args {
-    jobs: usize,
-    repeat: usize,
-    timeout_secs: u64,
-    wal_preset: bool,
-    tune: bool,
-}
-
-fn parse_args() -> Res<Args> {
-    let mut args = Args {
-        jobs: 20_000,
-        repeat: 3,
-        timeout_secs: 120,
-        wal_preset: false,
-        tune: false,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        let mut value = |name: &str| -> Res<u64> {
-            let v = it.next().ok_or(format!("{name} needs a value"))?;
-            v.parse::<u64>()
-                .map_err(|_| format!("{name}: not a number: {v}").into())
-        };
-        match arg.as_str() {
-            "--jobs" => args.jobs = value("--jobs")? as usize,
-            "--repeat" => args.repeat = value("--repeat")? as usize,
-            "--timeout-secs" => args.timeout_secs = value("--timeout-secs")?,
-            "--wal-preset" => args.wal_preset = true,
-            "--tune" => args.tune = true,
-            "-h" | "--help" => {
-                eprintln!(
-                    "usage: bench-compare [--jobs N (20000)] [--repeat R (3)] \
-                     [--timeout-secs S (120)] [--wal-preset] [--tune]"
-                );
-                std::process::exit(0);
-            }
-            other => return Err(format!("unknown argument: {other}").into()),
-        }
-    }
-    if args.jobs == 0 || args.repeat == 0 || args.timeout_secs == 0 {
-        return Err("--jobs, --repeat and --timeout-secs must be positive".into());
-    }
-    Ok(args)
-}
-
-fn row(scenario: &str, value: &str) {
-    println!("ROW\t{scenario}\t{value}");
-}
-
-/// Runs `f` `repeat` times and returns the median, logging each run on stderr.
-fn median_of(label: &str, repeat: usize, mut f: impl FnMut() -> Res<f64>) -> Res<f64> {
-    let mut values = Vec::with_capacity(repeat);
-    for i in 0..repeat {
-        let started = Instant::now();
-        let v = f().map_err(|e| format!("{label}: {e}"))?;
-        eprintln!(
-            "  {label}: run {}/{repeat}: {v:.0} ({:.1} s)",
-            i + 1,
-            started.elapsed().as_secs_f64()
-        );
-        values.push(v);
-    }
-    Ok(median(values))
-}
-
 fn tune(n: usize, repeat: usize) -> Res<()> {
     let mut grid = vec![WorkerSettings::defaults()];
     for flavor in [Flavor::CurrentThread, Flavor::MultiThread] {
@@ -559,20 +444,25 @@ fn tune(n: usize, repeat: usize) -> Res<()> {
     }
     for settings in grid {
         let label = settings.describe();
-        let v = median_of(&label, repeat, || end_to_end(n, &settings, false))?;
+        let v = median_of(&label, repeat, || end_to_end(n, &settings, false, 0))?;
         eprintln!("TUNE\t{label}\t{v:.0}");
     }
     Ok(())
 }
 
-fn run() -> Res<()> {
-    let args = parse_args()?;
-    WAIT_LIMIT_MS.store(args.timeout_secs * 1000, Ordering::Relaxed);
-    start_watchdog();
-    let (n, r) = (args.jobs, args.repeat);
+fn run(args: Args) -> Res<()> {
+    let (n, small, r) = (args.jobs, args.small, args.repeat);
 
     if args.tune {
         return tune(n, r);
+    }
+    // Only the best settings on a WAL file, for a profiler (`perf record`).
+    if std::env::var_os("BENCH_PROFILE_BEST_WAL").is_some() {
+        let v = median_of("end to end, best, WAL", r, || {
+            end_to_end(n, &best_settings(), true, 0)
+        })?;
+        eprintln!("best settings, WAL: {v:.0} jobs/s");
+        return Ok(());
     }
 
     eprintln!(
@@ -592,7 +482,7 @@ fn run() -> Res<()> {
     let defaults = WorkerSettings::defaults();
     eprintln!("note: defaults = {}", defaults.describe());
     let v = median_of("end to end, defaults", r, || {
-        end_to_end(n, &defaults, false)
+        end_to_end(n, &defaults, false, 0)
     })?;
     row(
         "end to end, no-op handler, documented defaults (jobs/s)",
@@ -600,11 +490,40 @@ fn run() -> Res<()> {
     );
 
     let best = best_settings();
-    let v = median_of("end to end, best", r, || end_to_end(n, &best, false))?;
+    let v = median_of("end to end, best", r, || end_to_end(n, &best, false, 0))?;
     row(
         &format!(
             "end to end, no-op handler, best settings: {} (jobs/s)",
             best.describe()
+        ),
+        &format!("{v:.0}"),
+    );
+
+    // The same at a second size, and on a table that already holds `n` finished jobs:
+    // how the cost grows with the table.
+    let v = median_of("end to end, defaults, small", r, || {
+        end_to_end(small, &defaults, false, 0)
+    })?;
+    row(
+        &format!("end to end, no-op handler, documented defaults, {small} jobs (jobs/s)"),
+        &format!("{v:.0}"),
+    );
+    let v = median_of("end to end, best, small", r, || {
+        end_to_end(small, &best, false, 0)
+    })?;
+    row(
+        &format!(
+            "end to end, no-op handler, best settings, {small} jobs: {} (jobs/s)",
+            best.describe()
+        ),
+        &format!("{v:.0}"),
+    );
+    let v = median_of("end to end, best, after finished", r, || {
+        end_to_end(small, &best, false, n)
+    })?;
+    row(
+        &format!(
+            "end to end, no-op handler, best settings, {small} jobs on a table of {n} finished (jobs/s)"
         ),
         &format!("{v:.0}"),
     );
@@ -634,13 +553,13 @@ fn run() -> Res<()> {
             &format!("{v:.0}"),
         );
         let v = median_of("end to end, defaults, WAL", r, || {
-            end_to_end(n, &defaults, true)
+            end_to_end(n, &defaults, true, 0)
         })?;
         row(
             "end to end, no-op handler, documented defaults, db preset to WAL (jobs/s)",
             &format!("{v:.0}"),
         );
-        let v = median_of("end to end, best, WAL", r, || end_to_end(n, &best, true))?;
+        let v = median_of("end to end, best, WAL", r, || end_to_end(n, &best, true, 0))?;
         row(
             &format!(
                 "end to end, no-op handler, best settings: {}, db preset to WAL (jobs/s)",
@@ -658,14 +577,5 @@ fn run() -> Res<()> {
 }
 
 fn main() {
-    PROCESS_START.get_or_init(Instant::now);
-    let started = Instant::now();
-    if let Err(e) = run() {
-        eprintln!("bench-compare: error: {e}");
-        std::process::exit(1);
-    }
-    eprintln!(
-        "bench-compare: done in {:.1} s",
-        started.elapsed().as_secs_f64()
-    );
+    harness::main_with("bench-compare", run);
 }

@@ -5,8 +5,10 @@
 //! (`ceiling.rs`). Knobs: `BENCH_JOBS` (20000 jobs per scenario), `BENCH_REPEAT` (3
 //! runs, the median shown), `BENCH_ONLY` (run only rows whose name contains it),
 //! `BENCH_FINISHED_ROWS` (1000000), `BENCH_INSPECTOR_ROWS` (1000000), `BENCH_EVENTS` (1000000), `BENCH_IDLE_SECS` (60),
-//! `BENCH_CROSS_SAMPLES` (40), `BENCH_BATCH_WORKERS` (64), `BENCH_COMPARE_BIN` (the
-//! comparison binary; default `bench-compare/target/release/bench-compare`).
+//! `BENCH_CROSS_SAMPLES` (40), `BENCH_BATCH_WORKERS` (64), `BENCH_SMALL` (2000, the
+//! second size of the runner and peer rows), `BENCH_COMPARE_BIN` and
+//! `BENCH_COMPARE_APALIS_BIN` (the comparison binaries; default under
+//! `bench-compare/`), `BENCH_SIZE_ROWS` (the rows `scripts/size.sh` wrote).
 //!
 //! Rows with a target against a ceiling are measured in pairs: each run of ours right
 //! after a run of its ceiling, the ratio taken per pair and its median shown, so that
@@ -24,6 +26,7 @@ mod queue;
 mod reads;
 mod report;
 mod runner;
+mod size;
 mod startup;
 
 use report::{env_usize, Report};
@@ -57,6 +60,7 @@ fn main() {
     runtime.block_on(events::measure(&mut report));
     runtime.block_on(process::measure(&mut report));
     compare::measure(&mut report);
+    size::measure(&mut report);
     println!("{}", report.markdown());
     if report.missed() > 0 {
         println!("{} row(s) missed their target.", report.missed());

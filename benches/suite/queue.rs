@@ -39,7 +39,7 @@ pub fn enqueue_all(queue: &Queue, kinds: &[&str], n: usize) {
 /// Runs `workers` threads, each claiming up to `per_claim` jobs and finishing them in
 /// one batch (or one by one when `per_claim` is 1), until no job is left. Returns
 /// every claim's latency.
-fn drain(
+pub fn drain(
     queue: &Queue,
     kinds: &[&str],
     caps: &[(&str, u32)],

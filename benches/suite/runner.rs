@@ -55,10 +55,15 @@ fn noop() -> Handler {
 }
 
 /// Producer and runner at once; the rate counts from the first enqueue to the last
-/// success.
-async fn end_to_end(n: usize, workers: u32, producer: Producer) -> f64 {
+/// success. `finished` jobs are run to the end first through the queue API (claimed
+/// and completed in batches), so the timed round meets a table that holds them.
+async fn end_to_end(n: usize, workers: u32, producer: Producer, finished: usize) -> f64 {
     let dir = tempfile::tempdir().unwrap();
-    let (queue, all_done) = counted_queue(dir.path(), n);
+    let (queue, all_done) = counted_queue(dir.path(), finished + n);
+    if finished > 0 {
+        crate::queue::enqueue_all(&queue, &["noop"], finished);
+        crate::queue::drain(&queue, &["noop"], &[], 4, 100);
+    }
     let _stream = queue.bus().subscribe(1024);
     let mut settings = RunnerSettings::default();
     settings.workers = workers;
@@ -89,10 +94,16 @@ async fn end_to_end(n: usize, workers: u32, producer: Producer) -> f64 {
     rate
 }
 
-async fn repeat(report: &Report, n: usize, workers: u32, producer: Producer) -> f64 {
+async fn repeat(
+    report: &Report,
+    n: usize,
+    workers: u32,
+    producer: Producer,
+    finished: usize,
+) -> f64 {
     let mut rates = Vec::new();
     for _ in 0..report.repeat {
-        rates.push(end_to_end(n, workers, producer).await);
+        rates.push(end_to_end(n, workers, producer, finished).await);
     }
     median(rates)
 }
@@ -106,7 +117,7 @@ pub async fn measure(report: &mut Report) {
             let mut paired = PerStep::new();
             for _ in 0..report.repeat {
                 let ceilings = PerStep::ceilings(n);
-                paired.add(ceilings, end_to_end(n, workers, Producer::Single).await);
+                paired.add(ceilings, end_to_end(n, workers, Producer::Single, 0).await);
             }
             // The target is for the runner as shipped (4 workers); one worker is
             // bound by the latency of each claim and shown for comparison.
@@ -124,7 +135,7 @@ pub async fn measure(report: &mut Report) {
             let ceiling = crate::ceiling::grouped_once(jobs);
             paired.add(
                 ceiling,
-                end_to_end(jobs, batched_workers, Producer::Batches).await,
+                end_to_end(jobs, batched_workers, Producer::Batches, 0).await,
             );
         }
         let (value, vs_cg) = paired.result();
@@ -136,14 +147,24 @@ pub async fn measure(report: &mut Report) {
             value >= 40_000.0,
         );
     }
-    for workers in [4, batched_workers] {
-        let name = format!(
-            "runner: {} jobs queued first, {workers} workers run them (jobs/s)",
-            count(n as f64)
-        );
-        if report.wants(&name) {
-            let value = repeat(report, n, workers, Producer::Before).await;
-            report.info(&name, count(value));
+    // At two sizes, and the small one again on a table that holds the large one
+    // finished: how the cost grows with the table (the peers are measured alike).
+    let small = crate::report::env_usize("BENCH_SMALL", 2_000);
+    for (size, finished) in [(n, 0), (small, 0), (small, n)] {
+        for workers in [4, batched_workers] {
+            let on_table = if finished > 0 {
+                format!(" on a table of {} finished", count(finished as f64))
+            } else {
+                String::new()
+            };
+            let name = format!(
+                "runner: {} jobs queued first{on_table}, {workers} workers run them (jobs/s)",
+                count(size as f64)
+            );
+            if report.wants(&name) {
+                let value = repeat(report, size, workers, Producer::Before, finished).await;
+                report.info(&name, count(value));
+            }
         }
     }
     let name = "runner: enqueue-to-start latency, idle runner, same process, p50 / p99 (ms)";

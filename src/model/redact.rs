@@ -7,7 +7,7 @@
 
 use std::sync::LazyLock;
 
-use regex::{Captures, Regex};
+use regex_lite::{Captures, Regex};
 
 /// The most characters (not bytes) an error keeps.
 pub const MAX_ERROR_CHARS: usize = 500;
