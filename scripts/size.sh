@@ -31,19 +31,19 @@ top=$(python3 - target/size/jobs target/size/base <<'PY'
 import collections, re, subprocess, sys
 
 def by_crate(path):
-    out = subprocess.run(["nm", "--print-size", "--demangle=rust", path],
+    out = subprocess.run(["nm", "--print-size", "--size-sort", "--demangle=rust", path],
                          capture_output=True, text=True, check=True).stdout
     total = collections.Counter()
     for line in out.splitlines():
-        parts = line.split(" ", 3)
-        if len(parts) < 4:
+        parts = re.match(r"^[0-9a-f]+ ([0-9a-f]+) \S (.*)$", line)
+        if not parts:
             continue
-        name = parts[3].lstrip("<_")
+        name = parts.group(2).lstrip("<_")
         if "::" not in name:
             crate = "SQLite (C)" if name.startswith("sqlite3") else "C, other"
         else:
             crate = re.split(r"[^A-Za-z0-9_]", name.split("::")[0])[0] or "other"
-        total[crate] += int(parts[1], 16)
+        total[crate] += int(parts.group(1), 16)
     return total
 
 ours, base = by_crate(sys.argv[1]), by_crate(sys.argv[2])
