@@ -3,7 +3,7 @@
 # raw SQLite ceilings measured first, every figure of ours as a share of them, the
 # published queues in bench-compare/ (effectum, apalis-sqlite) measured in the same
 # run, and what the plugin adds to a release app beside tauri-plugin-sql. Takes
-# about 40 minutes (apalis-sqlite's runs at 20,000 jobs take most of it); knobs are
+# about 30 minutes (apalis-sqlite's runs at 20,000 jobs take a third of it); knobs are
 # documented at the top of benches/suite/main.rs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
