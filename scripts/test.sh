@@ -26,6 +26,9 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 # The crate as apps build it: without the `specta` feature the tests turn on.
 cargo clippy --locked --lib -- -D warnings
+# The docs as docs.rs builds them (its features): broken intra-doc links and missing
+# docs fail.
+RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --features testing
 cargo test --workspace --locked
 
 # An app's graph as many look today (tauri-plugin-sql with SQLite, tauri-specta

@@ -77,6 +77,8 @@
 //! ```
 
 #![warn(missing_docs)]
+// docs.rs builds with `--cfg docsrs` (see Cargo.toml): items behind a feature say which.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod model;
 
