@@ -149,7 +149,7 @@ fn lines(small_n: usize, jobs_n: usize) -> Vec<Line> {
 /// What our column says for the text rows.
 fn our_text(label: &str) -> &'static str {
     if label.starts_with("journal mode") {
-        "wal / NORMAL on every connection (read back at open)"
+        "wal / NORMAL on the writing connection, read back at open (the reading one never writes)"
     } else {
         "4 processes, 10,000 jobs, each run once, no SQLITE_BUSY (tests/queue_processes.rs)"
     }
