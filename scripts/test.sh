@@ -7,6 +7,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 
+# What the disk holds, before and after the heavy steps: a CI run once died of a full
+# disk, and the log should say how near it came.
+disk() { echo "disk ($1): $(df -h --output=avail . | tail -1 | tr -d ' ') free, target $(du -sh target 2>/dev/null | cut -f1)"; }
+disk start
+
 # First: the example app embeds the page script built here. --ignore-scripts: no
 # package needs an install script here, and some (browser drivers webdriverio pulls
 # in) would try to download binaries this machine cannot fetch.
@@ -30,6 +35,7 @@ cargo clippy --locked --lib -- -D warnings
 # docs fail.
 RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --features testing
 cargo test --workspace --locked
+disk "after the tests"
 
 # An app's graph as many look today (tauri-plugin-sql with SQLite, tauri-specta
 # rc.21) with the plugin beside it: it must resolve and build, from its own lockfile.
@@ -43,6 +49,8 @@ cargo update --quiet -p rusqlite --precise 0.32.1
 SOAK_SECS=5 cargo test --workspace
 cp target/Cargo.lock.kept Cargo.lock
 trap - EXIT
+disk "after the rusqlite 0.32.1 pass"
 
 # The example app in a real webview (Xvfb, tauri-driver, WebKitWebDriver).
 bash scripts/e2e.sh
+disk end
