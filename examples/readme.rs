@@ -1,6 +1,6 @@
 //! The README's crate-level snippets, word for word inside functions (tests/readme.rs
 //! checks they are), so they compile and run: `cargo run --example readme`. The quick
-//! start for apps is `ci/consumer/src/lib.rs`, compiled by CI in an app's graph.
+//! start for apps is in `ci/quickstart`, which CI builds from the packaged crate.
 
 use std::error::Error;
 

@@ -262,7 +262,12 @@ export type ErrorCode =
  *  A limit on what one window may hold or start at once was reached; the message
  *  names it.
  */
-"limitReached";
+"limitReached" | 
+/**
+ *  An enqueue named a job kind no handler of this app runs and the builder did not
+ *  declare as run by agents (`Builder::agent_kind`): it would wait forever.
+ */
+"unknownKind";
 
 /**
  *  Everything published on the [`EventBus`](super::EventBus).

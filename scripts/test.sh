@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the webview API (type check, build, vitest), then formatting,
 # lints and every Rust test (unit, integration, multi-process, mock-runtime, doc), a
-# consumer app's dependency graph, the whole suite again at the lowest rusqlite
+# packaged quick-start app in the real webview, the whole suite again at the lowest rusqlite
 # accepted, then the example app end to end in a real webview.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,9 +37,12 @@ RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --features testing
 cargo test --workspace --locked
 disk "after the tests"
 
-# An app's graph as many look today (tauri-plugin-sql with SQLite, tauri-specta
-# rc.21) with the plugin beside it: it must resolve and build, from its own lockfile.
-CARGO_TARGET_DIR="$PWD/target/consumer" cargo check --locked --manifest-path ci/consumer/Cargo.toml
+# The README's quick start in a fresh create-tauri-app project, built from what
+# `cargo package` and `npm pack` make (their contents checked against allowed lists),
+# with tauri-plugin-sql and tauri-specta rc.21 beside the plugin, from its own
+# lockfile; then a smoke test in the real webview.
+bash scripts/quickstart.sh
+disk "after the quick start"
 
 # The lowest rusqlite the crate accepts (the one tauri-plugin-sql's sqlx links): the
 # whole suite again, on a lockfile moved down to it and put back afterwards.

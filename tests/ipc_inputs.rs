@@ -57,6 +57,7 @@ const COMMANDS: &[(&str, &[&str])] = &[
 /// The codes a plugin error may carry.
 const CODES: &[&str] = &[
     "invalidArgument",
+    "unknownKind",
     "notFound",
     "alreadyRunning",
     "lostLease",
@@ -445,7 +446,9 @@ fn every_command_answers_arbitrary_json_with_a_typed_result() {
 fn the_inputs_that_panicked_before_are_answered() {
     let all = json!([{ "kind": "*" }, { "localKind": "*" }, { "target": "*" }]);
     let app = MockApp::new(
-        tauri_plugin_jobs::Builder::new().without_network_watch(),
+        tauri_plugin_jobs::Builder::new()
+            .agent_kind("k")
+            .without_network_watch(),
         json!([{ "identifier": "jobs:default", "allow": all }]),
     );
     let pending = watchdog();

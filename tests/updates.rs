@@ -394,7 +394,19 @@ fn a_kind_declared_as_run_by_agents_is_not_shown_as_missing_a_handler() {
             .clone()
     };
     let remote = enqueue("remote");
-    let unknown = enqueue("unknown");
+    // The webview may not enqueue a kind nobody runs; Rust (an older build, another
+    // process) may, and such a job is shown as waiting for a handler.
+    let refused = app
+        .invoke("enqueue", json!({"kind": "unknown", "payload": 1}))
+        .unwrap_err();
+    assert_eq!(refused["code"], json!("unknownKind"), "{refused}");
+    let unknown = json!(app
+        .jobs()
+        .queue()
+        .enqueue("unknown", &1, EnqueueOptions::new())
+        .unwrap()
+        .id
+        .raw());
     let missing =
         |id: &Value| app.invoke("get_job", json!({ "id": id })).unwrap()["handlerMissing"].clone();
     assert_eq!(missing(&remote), json!(false));

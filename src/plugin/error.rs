@@ -47,6 +47,9 @@ pub enum ErrorCode {
     /// A limit on what one window may hold or start at once was reached; the message
     /// names it.
     LimitReached,
+    /// An enqueue named a job kind no handler of this app runs and the builder did not
+    /// declare as run by agents (`Builder::agent_kind`): it would wait forever.
+    UnknownKind,
 }
 
 impl ErrorCode {
@@ -72,6 +75,7 @@ impl ErrorCode {
             ErrorCode::Cancelled => "cancelled",
             ErrorCode::Forbidden => "forbidden",
             ErrorCode::LimitReached => "limitReached",
+            ErrorCode::UnknownKind => "unknownKind",
         }
     }
 }

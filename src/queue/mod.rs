@@ -60,7 +60,7 @@ pub use crate::store::integrity::{Integrity, BACKGROUND_BUDGET as INTEGRITY_BUDG
 pub use admin::RetryOutcome;
 pub use cancel::CancelOutcome;
 pub use claim::{ClaimRequest, ClaimedJob, DEFAULT_MAX_LEASE_EXPIRIES};
-pub(crate) use enqueue::{check_new, enqueue_in};
+pub(crate) use enqueue::{check_kind, check_new, enqueue_in};
 pub use enqueue::{EnqueueOptions, Enqueued, NewJob, MAX_KEY_BYTES, MAX_KIND_BYTES};
 pub use finish::{Finished, Heartbeat, JobFailure, Lease, Outcome, MAX_LEASE};
 pub use options::{QueueOptions, DEFAULT_MAX_PAYLOAD_BYTES};
@@ -156,6 +156,15 @@ impl Queue {
     /// default attempts. Registering again replaces the previous spec.
     pub fn register_kind(&self, kind: impl Into<String>, spec: KindSpec) {
         self.db().kinds().register(kind.into(), spec);
+    }
+
+    /// Whether this handle has a spec for `kind`: a runner registers one per handler,
+    /// `Builder::agent_kind` one for a kind agents run. The webview's enqueue refuses
+    /// a kind without one (`unknownKind`); [`Queue::enqueue`] does not ask, since
+    /// another process may run it.
+    #[must_use]
+    pub fn is_registered(&self, kind: &str) -> bool {
+        self.db().kinds().specs().contains_key(kind)
     }
 
     /// A receiver that changes whenever jobs may have become runnable through this

@@ -391,3 +391,49 @@ fn wrong_or_missing_arguments_name_the_argument() {
         .unwrap_err();
     assert!(local.as_str().unwrap().contains("id"), "{local}");
 }
+
+#[test]
+fn an_enqueue_of_a_kind_nobody_runs_is_refused_and_adds_nothing() {
+    let app = app(ALL);
+    for command in ["enqueue", "agent_enqueue", "enqueue"] {
+        let refused = app
+            .ui
+            .invoke(
+                command,
+                json!({"kind": "ingest", "payload": {"file": "a.csv"}}),
+            )
+            .unwrap_err();
+        assert_eq!(
+            refused["code"],
+            json!("unknownKind"),
+            "{command}: {refused}"
+        );
+        let message = refused["message"].as_str().unwrap();
+        assert!(message.contains("\"ingest\""), "{message}");
+        assert!(message.contains("Builder::agent_kind"), "{message}");
+    }
+    // Nothing was written: no job of the kind, in any status.
+    let counts = app.ui.invoke("job_counts", json!({})).unwrap();
+    assert!(
+        !counts
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["kind"] == json!("ingest")),
+        "{counts}"
+    );
+    // A kind a handler runs, and one declared as run by agents, are taken.
+    for kind in ["echo", "remote"] {
+        let enqueued = app
+            .ui
+            .invoke("enqueue", json!({"kind": kind, "payload": "x"}))
+            .unwrap();
+        assert_eq!(enqueued["created"], json!(true), "{kind}");
+    }
+    // The name is checked first: an empty kind is an invalid argument, not unknown.
+    let empty = app
+        .ui
+        .invoke("enqueue", json!({"kind": "", "payload": 1}))
+        .unwrap_err();
+    assert_eq!(empty["code"], json!("invalidArgument"), "{empty}");
+}

@@ -53,6 +53,8 @@ fn app_with(granted: &[&str], more: impl FnOnce(Builder) -> Builder) -> App {
             SyncPolicy::every(Duration::from_secs(600)).min_interval(Duration::from_secs(60)),
             source.clone(),
         )
+        // Run by the tests' agents, not by a handler.
+        .agent_kind("remote")
         .local_kind("double", |n: u32, _ctx| async move { Ok(n * 2) })
         .exclusive_local_kind("export", |steps: u64, ctx| async move {
             for step in 1..=steps {

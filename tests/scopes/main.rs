@@ -94,6 +94,10 @@ fn app(more: &[(&str, Value)]) -> App {
             }
         })
         .local_kind("wipe", |n: u32, _ctx| async move { Ok(n) })
+        // Run by no handler here, so their jobs stay queued for the tests to act on.
+        .agent_kind("export")
+        .agent_kind("ingest")
+        .agent_kind("send_mail")
         .local_jobs_per_window(2);
     let mut windows = vec![("main", everything()), ("scoped", scoped())];
     windows.extend(more.iter().cloned());

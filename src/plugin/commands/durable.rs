@@ -44,6 +44,16 @@ pub(super) async fn enqueue_as(
 ) -> CommandResult<Enqueued> {
     scope.kind(&kind)?;
     let options = enqueue_options(options.unwrap_or_default(), actor)?;
+    crate::queue::check_kind(&kind)?;
+    if !jobs.queue.is_registered(&kind) {
+        return Err(CommandError::new(
+            ErrorCode::UnknownKind,
+            format!(
+                "no handler in this app runs job kind {kind:?}: register one with \
+                 Builder::handler, or declare it with Builder::agent_kind if an agent runs it"
+            ),
+        ));
+    }
     let queue = jobs.queue.clone();
     blocking(move || {
         let job = NewJob::new(kind, payload).options(options);

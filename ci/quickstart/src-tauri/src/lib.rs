@@ -1,7 +1,8 @@
-//! The README's quick start, word for word (tests/readme.rs checks it), followed by
-//! the parts of an app that meet other crates: tauri-plugin-sql and tauri-specta rc.21.
-
-// ----- the README's quick start -----
+// Learn more about Tauri commands at https://tauri.app/develop/calling-rust/
+#[tauri::command]
+fn greet(name: &str) -> String {
+    format!("Hello, {}! You've been greeted from Rust!", name)
+}
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -68,31 +69,11 @@ fn jobs_plugin<R: tauri::Runtime>() -> tauri::plugin::TauriPlugin<R> {
 #[cfg_attr(mobile, tauri::mobile_entry_point)]
 pub fn run() {
     tauri::Builder::default()
-        .plugin(jobs_plugin())
-        .run(tauri::generate_context!())
-        .expect("error while running tauri application");
-}
-
-// ----- beside the quick start: the rest of an app's dependency graph -----
-
-/// The app's own commands, typed with its own tauri-specta release (in a module of
-/// their own: a `#[tauri::command] pub fn` at the crate root clashes with its
-/// generated items).
-pub mod commands {
-    /// An app command.
-    #[tauri::command]
-    #[specta::specta]
-    pub fn greet(name: String) -> String {
-        format!("hello {name}")
-    }
-}
-
-/// The same app with its SQL plugin and its own typed commands.
-pub fn app_with_sql<R: tauri::Runtime>() -> tauri::Builder<R> {
-    let commands = tauri_specta::Builder::<R>::new()
-        .commands(tauri_specta::collect_commands![commands::greet]);
-    tauri::Builder::<R>::new()
+        .plugin(tauri_plugin_opener::init())
+        // The app's own database, beside the plugin's raw.db.
         .plugin(tauri_plugin_sql::Builder::default().build())
         .plugin(jobs_plugin())
-        .invoke_handler(commands.invoke_handler())
+        .invoke_handler(tauri::generate_handler![greet])
+        .run(tauri::generate_context!())
+        .expect("error while running tauri application");
 }

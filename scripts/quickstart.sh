@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# The README's quick start as a user gets it: the crate as `cargo package` makes it
+# (compiled from its own tarball), the webview API as `npm pack` makes it, and a fresh
+# create-tauri-app vanilla-ts project (ci/quickstart: the template, the README's
+# additions, tauri-plugin-sql beside them) built from the two in a directory outside
+# this checkout, so nothing can come from the working tree. Then a smoke test in the
+# real webview (scripts/quickstart-smoke.mjs): every awaited call of the README's
+# snippet settles, a durable job's result, a local job's progress, Refresh, the
+# inspector, and the template's own greet command and SQL plugin.
+#
+# It fails when either package holds a file the allowed lists below do not name, or
+# misses one the app needs.
+#
+# QUICKSTART_UPDATE_LOCK=1 refreshes ci/quickstart/src-tauri/Cargo.lock (after the
+# crate's dependencies change) instead of building with --locked.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+source scripts/webdriver.sh
+
+work=$(mktemp -d)
+cleanup() {
+  stop_webdriver
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# What each package may hold: a path matching none of these fails the run.
+crate_allowed='^(Cargo\.toml|Cargo\.toml\.orig|Cargo\.lock|\.cargo_vcs_info\.json|README\.md|CHANGELOG\.md|LICENSE-MIT|LICENSE-APACHE|build\.rs|api-iife\.js|src/.+\.rs|permissions/.+\.(toml|json|md))$'
+npm_allowed='^(package\.json|README\.md|LICENSE-MIT|LICENSE-APACHE|dist-js/.+\.(js|cjs|d\.ts))$'
+# What the app needs from each: a missing one fails the run.
+crate_needs=(src/lib.rs build.rs api-iife.js permissions/default.toml README.md LICENSE-MIT LICENSE-APACHE)
+npm_needs=(dist-js/index.js dist-js/index.d.ts dist-js/inspector.js dist-js/inspector.d.ts README.md LICENSE-MIT LICENSE-APACHE)
+
+check_contents() { # name allowed-pattern listing-file needed...
+  local name=$1 allowed=$2 listing=$3
+  shift 3
+  local extra
+  extra=$(grep -Ev "$allowed" "$listing" || true)
+  if [ -n "$extra" ]; then
+    echo "quickstart: the $name package holds files it should not:" >&2
+    echo "$extra" >&2
+    exit 1
+  fi
+  local need
+  for need in "$@"; do
+    if ! grep -qx "$need" "$listing"; then
+      echo "quickstart: the $name package lacks $need" >&2
+      exit 1
+    fi
+  done
+  echo "quickstart: the $name package holds $(wc -l <"$listing") files, all allowed"
+}
+
+# The crate: listed, then packaged and compiled from its own tarball.
+cargo package --list --locked --allow-dirty >"$work/crate-files"
+check_contents crate "$crate_allowed" "$work/crate-files" "${crate_needs[@]}"
+# (Cargo names each test and example it leaves out: they are not the crate's.)
+cargo package --locked --allow-dirty 2> >(grep -v '^warning: ignoring' >&2)
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+tar -xzf "target/package/tauri-plugin-jobs-$version.crate" -C "$work"
+mv "$work/tauri-plugin-jobs-$version" "$work/tauri-plugin-jobs"
+
+# The npm package: packed (its prepare script builds dist-js), then listed.
+[ -d node_modules ] || npm ci --no-audit --no-fund --ignore-scripts
+npm pack --json --pack-destination "$work" >"$work/npm-pack.json"
+python3 -c 'import json,sys; [print(f["path"]) for f in json.load(open(sys.argv[1]))[0]["files"]]' \
+  "$work/npm-pack.json" >"$work/npm-files"
+check_contents npm "$npm_allowed" "$work/npm-files" "${npm_needs[@]}"
+tarball=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["filename"])' "$work/npm-pack.json")
+
+# The app, next to the two packages, as the README's Install section lays it out.
+cp -r ci/quickstart "$work/quickstart"
+rm -rf "$work/quickstart/node_modules" "$work/quickstart/dist" "$work/quickstart/src-tauri/gen"
+cd "$work/quickstart"
+npm ci --no-audit --no-fund
+npm install --no-audit --no-fund "../$tarball"
+npm run build
+
+cd src-tauri
+# The build cache lives in this checkout's target/ (outputs only, no sources); the
+# debug-info settings are this repository's, so the cache stays small.
+export CARGO_TARGET_DIR="$repo/target/quickstart"
+settings=(--config 'profile.dev.debug="line-tables-only"' --config 'profile.dev.package."*".debug=false')
+if [ "${QUICKSTART_UPDATE_LOCK:-}" = 1 ]; then
+  if [ -f Cargo.lock ]; then cargo update --quiet -p tauri-plugin-jobs; else cargo generate-lockfile --quiet; fi
+  cp Cargo.lock "$repo/ci/quickstart/src-tauri/Cargo.lock"
+  locked=()
+else
+  locked=(--locked)
+fi
+cargo build "${locked[@]}" "${settings[@]}" --features tauri/custom-protocol
+cd "$repo"
+
+# The smoke test, on a data and config directory of its own (the app inherits
+# tauri-driver's environment).
+export XDG_DATA_HOME="$work/data" XDG_CONFIG_HOME="$work/config"
+mkdir -p "$XDG_DATA_HOME" "$XDG_CONFIG_HOME"
+export QUICKSTART_BIN="$CARGO_TARGET_DIR/debug/quickstart"
+start_webdriver "$work"
+if ! timeout 120 node scripts/quickstart-smoke.mjs; then
+  driver_log
+  exit 1
+fi
