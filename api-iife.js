@@ -402,7 +402,16 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
         throw new JobsError(error.code, error.message);
     }
     function enqueueArgs(options) {
-        return { priority: null, dedupeKey: null, delayMs: null, maxAttempts: null, parent: null, ...options };
+        return {
+            priority: null,
+            dedupeKey: null,
+            delayMs: null,
+            maxAttempts: null,
+            parent: null,
+            onDuplicate: null,
+            debounceMs: null,
+            ...options,
+        };
     }
     /** Enqueues a durable job for the user. Options left out take their defaults. */
     async function enqueue(kind, payload, options = {}) {

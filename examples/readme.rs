@@ -25,6 +25,26 @@ fn durable_queue() -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
+/// "Debounce and replace".
+#[rustfmt::skip]
+fn debounce_and_replace() -> Result<(), Box<dyn Error>> {
+use std::time::Duration;
+use tauri_plugin_jobs::queue::{EnqueueOptions, EnqueueOutcome, OnDuplicate, Queue, QueueOptions};
+
+let queue = Queue::open("raw.db", QueueOptions::new())?;
+// "Reindex once the user has stopped typing for 2 s": every keystroke enqueues.
+let debounce = EnqueueOptions::new()
+    .dedupe_key("notes")
+    .on_duplicate(OnDuplicate::Debounce(Duration::from_secs(2)));
+let first = queue.enqueue("reindex", &"draft 1", debounce.clone())?;
+let again = queue.enqueue("reindex", &"draft 2", debounce)?;
+assert_eq!((first.outcome, again.outcome), (EnqueueOutcome::Created, EnqueueOutcome::Replaced));
+// "The latest settings win": a queued save takes the newest payload, when it was due.
+let replace = EnqueueOptions::new().dedupe_key("settings").on_duplicate(OnDuplicate::Replace);
+queue.enqueue("save-settings", &serde_json::json!({"theme": "dark"}), replace)?;
+    Ok(())
+}
+
 /// "The runner".
 #[rustfmt::skip]
 async fn runner() -> Result<(), Box<dyn Error>> {
@@ -75,6 +95,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let dir = tempfile::tempdir()?;
     std::env::set_current_dir(dir.path())?;
     durable_queue()?;
+    debounce_and_replace()?;
     tokio::runtime::Runtime::new()?.block_on(runner())?;
     println!("the README's snippets ran");
     Ok(())

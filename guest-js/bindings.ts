@@ -191,6 +191,15 @@ export type CommandError = {
 	message: string,
 };
 
+/**  What an enqueue does when a job of the same kind already holds the dedupe key. */
+export type DuplicateArg = 
+/**  The job holding the key stays; nothing is added. */
+"keep" | 
+/**  A queued job takes the new payload and priority. */
+"replace" | 
+/**  As `replace`, and its start moves to `debounceMs` from now. */
+"debounce";
+
 /**
  *  Options of the `enqueue` command (actor `user`: the webview speaks for a person)
  *  and of `agent_enqueue` (actor `agent`).
@@ -209,7 +218,34 @@ export type EnqueueArgs = {
 	maxAttempts: number | null,
 	/**  The job this one is a piece of; it must exist. */
 	parent: JobId | null,
+	/**
+	 *  With a dedupe key a job of the kind holds: `keep` it (the default), `replace`
+	 *  its payload and priority, or `debounce` (replace, and start `debounceMs` from
+	 *  now). A running job is never changed: the new payload runs after it.
+	 */
+	onDuplicate: DuplicateArg | null,
+	/**  The wait of a debounce, in milliseconds; only with `onDuplicate: "debounce"`. */
+	debounceMs: number | null,
 };
+
+/**  What an enqueue did. */
+export type EnqueueOutcome = 
+/**  A new job was added. */
+"created" | 
+/**  A job held the dedupe key and stays as it was (`OnDuplicate::Keep`). */
+"kept" | 
+/**
+ *  The queued job holding the key took the new payload (and, debounced, its new
+ *  start).
+ */
+"replaced" | 
+/**
+ *  The job holding the key is running, and is never changed: the new payload
+ *  runs after it, as one follow-up job under the same key, queued in the
+ *  transaction that ends the running one (a later replace or debounce while it
+ *  still runs changes that follow-up). The id is the running job's.
+ */
+"followUp";
 
 /**  What an enqueue did. */
 export type Enqueued = {
@@ -217,9 +253,11 @@ export type Enqueued = {
 	id: JobId,
 	/**
 	 *  `false` when a job with the same dedupe key was already queued or running and
-	 *  nothing was added.
+	 *  no job was added.
 	 */
 	created: boolean,
+	/**  What happened: created, kept, replaced, or a follow-up after a running job. */
+	outcome: EnqueueOutcome,
 };
 
 /**  What kind of failure a command reports: a closed set the webview can switch on. */

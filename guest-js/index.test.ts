@@ -98,12 +98,20 @@ describe("commands", () => {
   });
 
   it("enqueue fills the options it was not given", async () => {
-    const calls = backend(() => ({ id: 7, created: true }));
-    await expect(enqueue("echo", "hi", { priority: 100 })).resolves.toEqual({ id: 7, created: true });
+    const calls = backend(() => ({ id: 7, created: true, outcome: "created" }));
+    await expect(enqueue("echo", "hi", { priority: 100 })).resolves.toEqual({ id: 7, created: true, outcome: "created" });
     expect(calls[0].args).toEqual({
       kind: "echo",
       payload: "hi",
-      options: { priority: 100, dedupeKey: null, delayMs: null, maxAttempts: null, parent: null },
+      options: {
+        priority: 100,
+        dedupeKey: null,
+        delayMs: null,
+        maxAttempts: null,
+        parent: null,
+        onDuplicate: null,
+        debounceMs: null,
+      },
     });
   });
 

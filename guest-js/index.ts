@@ -79,7 +79,16 @@ function unwrap<T>(result: Result<T>): T {
 }
 
 function enqueueArgs(options: Partial<EnqueueArgs>): EnqueueArgs {
-  return { priority: null, dedupeKey: null, delayMs: null, maxAttempts: null, parent: null, ...options };
+  return {
+    priority: null,
+    dedupeKey: null,
+    delayMs: null,
+    maxAttempts: null,
+    parent: null,
+    onDuplicate: null,
+    debounceMs: null,
+    ...options,
+  };
 }
 
 /** Enqueues a durable job for the user. Options left out take their defaults. */

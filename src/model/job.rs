@@ -4,6 +4,7 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -454,4 +455,54 @@ pub struct KindCount {
     /// handler, not declared as run by agents): they wait for a build that has one.
     #[serde(default)]
     pub handler_missing: bool,
+}
+
+/// What an enqueue with a dedupe key does when a queued or running job of the same
+/// kind holds the key. Decided in the enqueue's transaction, so two processes
+/// enqueueing at once never make two jobs.
+///
+/// ```
+/// use std::time::Duration;
+/// use tauri_plugin_jobs::queue::{EnqueueOptions, OnDuplicate};
+///
+/// // "Reindex once the user has stopped typing for 2 s."
+/// let options = EnqueueOptions::new()
+///     .dedupe_key("reindex")
+///     .on_duplicate(OnDuplicate::Debounce(Duration::from_secs(2)));
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OnDuplicate {
+    /// The job holding the key stays as it is and nothing is added
+    /// ([`EnqueueOutcome::Kept`]).
+    #[default]
+    Keep,
+    /// A queued job holding the key takes the new payload, priority and payload
+    /// version; its start, attempts and id stay ([`EnqueueOutcome::Replaced`]). The
+    /// latest settings win.
+    Replace,
+    /// As `Replace`, and the queued job's start moves to now + the delay, so a burst
+    /// of enqueues runs once, after the burst has been quiet for the delay. A job
+    /// enqueued new waits the delay too.
+    Debounce(Duration),
+}
+
+/// What an enqueue did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum EnqueueOutcome {
+    /// A new job was added.
+    Created,
+    /// A job held the dedupe key and stays as it was (`OnDuplicate::Keep`).
+    Kept,
+    /// The queued job holding the key took the new payload (and, debounced, its new
+    /// start).
+    Replaced,
+    /// The job holding the key is running, and is never changed: the new payload
+    /// runs after it, as one follow-up job under the same key, queued in the
+    /// transaction that ends the running one (a later replace or debounce while it
+    /// still runs changes that follow-up). The id is the running job's.
+    FollowUp,
 }

@@ -26,7 +26,8 @@ pub use cron::{Cron, CronError};
 pub use health::{Health, HealthStatus};
 pub(crate) use job::percent;
 pub use job::{
-    Actor, Job, JobEnded, JobFilter, JobId, JobProgressValue, JobStatus, KindCount, Priority,
+    Actor, EnqueueOutcome, Job, JobEnded, JobFilter, JobId, JobProgressValue, JobStatus, KindCount,
+    OnDuplicate, Priority,
 };
 pub use local::{LocalJob, LocalJobId, LocalJobStatus, LocalRunEvent, MAX_LOCAL_RESULT_BYTES};
 pub(crate) use patterns::to_sql_glob;

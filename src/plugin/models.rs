@@ -28,6 +28,25 @@ pub struct EnqueueArgs {
     pub max_attempts: Option<u32>,
     /// The job this one is a piece of; it must exist.
     pub parent: Option<JobId>,
+    /// With a dedupe key a job of the kind holds: `keep` it (the default), `replace`
+    /// its payload and priority, or `debounce` (replace, and start `debounceMs` from
+    /// now). A running job is never changed: the new payload runs after it.
+    pub on_duplicate: Option<DuplicateArg>,
+    /// The wait of a debounce, in milliseconds; only with `onDuplicate: "debounce"`.
+    pub debounce_ms: Option<f64>,
+}
+
+/// What an enqueue does when a job of the same kind already holds the dedupe key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub enum DuplicateArg {
+    /// The job holding the key stays; nothing is added.
+    Keep,
+    /// A queued job takes the new payload and priority.
+    Replace,
+    /// As `replace`, and its start moves to `debounceMs` from now.
+    Debounce,
 }
 
 /// A job of either sort: `{ "durable": 12 }` or `{ "local": "local-3" }`.

@@ -450,13 +450,15 @@ fn claim_in(
             None => None,
         };
         if let Some(error) = refusal {
-            jobs::exit_running(tx, &fence, &job.kind, &Exit::Failed { error: &error }, now)?;
+            let follow_up =
+                jobs::exit_running(tx, &fence, &job.kind, &Exit::Failed { error: &error }, now)?;
             changes.push(change(
                 &job.kind,
                 &fence,
                 JobStatus::Running,
                 JobStatus::Failed,
             ));
+            changes.extend(follow_up);
             continue;
         }
         let lease = Lease {

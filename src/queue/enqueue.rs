@@ -17,7 +17,7 @@ use crate::db::{Changes, Db};
 use crate::error::{Error, Result};
 use crate::json::{drop_deep, to_value_bounded, too_deep};
 use crate::kinds::KindSpec;
-use crate::model::{Actor, JobId, JobStatus, Patterns, Priority};
+use crate::model::{Actor, EnqueueOutcome, JobId, JobStatus, OnDuplicate, Patterns, Priority};
 use crate::store::jobs::{self, Change, NewRow, NextId};
 
 /// The longest kind name, in bytes.
@@ -62,6 +62,9 @@ pub struct EnqueueOptions {
     /// by default, else 1. A payload of an older version than the spec's is not
     /// checked against its schema here: it is upgraded when it is claimed.
     pub payload_version: Option<u32>,
+    /// What happens when a job of the same kind already holds the dedupe key: kept
+    /// (the default), replaced, or debounced. Needs a dedupe key unless it is `Keep`.
+    pub on_duplicate: OnDuplicate,
 }
 
 impl EnqueueOptions {
@@ -134,6 +137,13 @@ impl EnqueueOptions {
         self.timeout = Some(limit);
         self
     }
+
+    /// Sets what happens when a job already holds the dedupe key.
+    #[must_use]
+    pub fn on_duplicate(mut self, on_duplicate: OnDuplicate) -> Self {
+        self.on_duplicate = on_duplicate;
+        self
+    }
 }
 
 /// One job of a batch for [`Queue::enqueue_batch`].
@@ -170,12 +180,31 @@ impl NewJob {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Enqueued {
     /// The new job, or the existing one holding the dedupe key.
     pub id: JobId,
     /// `false` when a job with the same dedupe key was already queued or running and
-    /// nothing was added.
+    /// no job was added.
     pub created: bool,
+    /// What happened: created, kept, replaced, or a follow-up after a running job.
+    pub outcome: EnqueueOutcome,
+}
+
+impl Enqueued {
+    /// A job just added (`created`), or one that held the key and was kept.
+    pub(crate) fn from_parts(id: JobId, created: bool) -> Self {
+        let outcome = if created {
+            EnqueueOutcome::Created
+        } else {
+            EnqueueOutcome::Kept
+        };
+        Enqueued {
+            id,
+            created,
+            outcome,
+        }
+    }
 }
 
 // ===== impl Queue =====
@@ -324,10 +353,27 @@ pub(crate) fn prepare(
                     "must be at least 1",
                 ));
             }
-            let run_at = match (job.options.run_at, job.options.delay) {
-                (Some(at), _) => at,
-                (None, Some(delay)) => now.saturating_add(delay),
-                (None, None) => now,
+            if job.options.on_duplicate != OnDuplicate::Keep && job.options.dedupe_key.is_none() {
+                return Err(Error::invalid_argument(
+                    "on_duplicate",
+                    "replace and debounce need a dedupe key",
+                ));
+            }
+            let run_at = match (
+                job.options.on_duplicate,
+                job.options.run_at,
+                job.options.delay,
+            ) {
+                (OnDuplicate::Debounce(_), Some(_), _) | (OnDuplicate::Debounce(_), _, Some(_)) => {
+                    return Err(Error::invalid_argument(
+                        "on_duplicate",
+                        "a debounce sets the start itself: leave run_at and delay unset",
+                    ));
+                }
+                (OnDuplicate::Debounce(wait), None, None) => now.saturating_add(wait),
+                (_, Some(at), _) => at,
+                (_, None, Some(delay)) => now.saturating_add(delay),
+                (_, None, None) => now,
             };
             let timeout_ms = match job.options.timeout {
                 Some(limit) if limit < Duration::from_millis(1) => {
@@ -350,6 +396,7 @@ pub(crate) fn prepare(
                 parent: job.options.parent,
                 actor: job.options.actor,
                 timeout_ms,
+                on_duplicate: job.options.on_duplicate,
             })
         })
         .collect()
@@ -381,7 +428,7 @@ fn insert_within(
             _ => return Err(Error::JobNotFound(parent)),
         }
     }
-    let (id, created) = jobs::insert(
+    let (id, outcome, attempt) = jobs::insert(
         tx,
         &NewRow {
             kind: &job.kind,
@@ -394,20 +441,31 @@ fn insert_within(
             actor: job.actor,
             timeout_ms: job.timeout_ms,
             payload_version: job.payload_version,
+            on_duplicate: job.on_duplicate,
             now,
         },
         next,
     )?;
-    if created {
+    // A replaced job stays queued: the UI hears "queued to queued", and reads it again.
+    let from = match outcome {
+        EnqueueOutcome::Created => Some(None),
+        EnqueueOutcome::Replaced => Some(Some(JobStatus::Queued)),
+        _ => None,
+    };
+    if let Some(from) = from {
         changes.push(Change {
             id,
             kind: job.kind.clone(),
-            from: None,
+            from,
             to: JobStatus::Queued,
-            attempt: 0,
+            attempt,
         });
     }
-    Ok(Enqueued { id, created })
+    Ok(Enqueued {
+        id,
+        created: outcome == EnqueueOutcome::Created,
+        outcome,
+    })
 }
 
 /// A new job, checked and serialised.
@@ -422,6 +480,7 @@ pub(crate) struct PreparedJob {
     actor: Actor,
     timeout_ms: Option<i64>,
     payload_version: u32,
+    on_duplicate: OnDuplicate,
 }
 
 pub(crate) fn check_kind(kind: &str) -> Result<()> {

@@ -308,13 +308,14 @@ pub(super) fn finish_one(
                     let exit = Exit::Succeeded {
                         result: text.as_deref(),
                     };
-                    jobs::exit_running(tx, &fence, &attempt.kind, &exit, now)?;
+                    let follow_up = jobs::exit_running(tx, &fence, &attempt.kind, &exit, now)?;
                     changes.push(change(
                         &attempt.kind,
                         &fence,
                         JobStatus::Running,
                         JobStatus::Succeeded,
                     ));
+                    changes.extend(follow_up);
                     return Ok(Ok(Finished::Succeeded));
                 }
                 Err(invalid) => {
@@ -334,15 +335,17 @@ pub(super) fn finish_one(
             (Exit::Cancelled, Finished::Cancelled, JobStatus::Cancelled)
         }
         Outcome::Released => {
-            jobs::exit_running(tx, &fence, &attempt.kind, &Exit::Requeued, now)?;
+            let follow_up = jobs::exit_running(tx, &fence, &attempt.kind, &Exit::Requeued, now)?;
             let mut event = change(&attempt.kind, &fence, JobStatus::Running, JobStatus::Queued);
             event.attempt = event.attempt.saturating_sub(1);
             changes.push(event);
+            changes.extend(follow_up);
             return Ok(Ok(Finished::Released));
         }
     };
-    jobs::exit_running(tx, &fence, &attempt.kind, &exit, now)?;
+    let follow_up = jobs::exit_running(tx, &fence, &attempt.kind, &exit, now)?;
     changes.push(change(&attempt.kind, &fence, JobStatus::Running, to));
+    changes.extend(follow_up);
     Ok(Ok(finished))
 }
 
@@ -408,8 +411,9 @@ fn fail_attempt(
             JobStatus::Queued,
         )
     };
-    jobs::exit_running(tx, fence, &attempt.kind, &exit, now)?;
+    let follow_up = jobs::exit_running(tx, fence, &attempt.kind, &exit, now)?;
     changes.push(change(&attempt.kind, fence, JobStatus::Running, to));
+    changes.extend(follow_up);
     Ok(Ok(finished))
 }
 

@@ -245,6 +245,16 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ALTER TABLE kinds ADD COLUMN max_lease_expiries INTEGER
         CHECK (max_lease_expiries IS NULL OR max_lease_expiries >= 1);
     "#,
+    // 10: debounce and replace.
+    // - `follow_up`: for a running job with a dedupe key, the run an enqueue that
+    //   replaces or debounces asked for while it ran (JSON: payload, priority,
+    //   payload version, delay). The running job is never changed; when it leaves
+    //   `running`, in that transaction, the follow-up is queued under the same key
+    //   (or, if the job went back to the queue, replaces its payload). NULL for
+    //   nearly every row.
+    r#"
+    ALTER TABLE jobs ADD COLUMN follow_up TEXT;
+    "#,
 ];
 
 /// The schema version this build writes and reads.

@@ -437,3 +437,65 @@ fn an_enqueue_of_a_kind_nobody_runs_is_refused_and_adds_nothing() {
         .unwrap_err();
     assert_eq!(empty["code"], json!("invalidArgument"), "{empty}");
 }
+
+#[test]
+fn the_webview_replaces_and_debounces_a_keyed_job() {
+    let app = app(ALL);
+    let enqueue = |payload: Value, options: Value| {
+        app.ui.invoke(
+            "enqueue",
+            json!({"kind": "remote", "payload": payload, "options": options}),
+        )
+    };
+    let first = enqueue(json!("a"), json!({"dedupeKey": "k"})).unwrap();
+    assert_eq!(first["outcome"], json!("created"));
+    let kept = enqueue(json!("b"), json!({"dedupeKey": "k"})).unwrap();
+    assert_eq!(
+        (kept["id"].clone(), kept["outcome"].clone()),
+        (first["id"].clone(), json!("kept"))
+    );
+    let replaced = enqueue(
+        json!("c"),
+        json!({"dedupeKey": "k", "onDuplicate": "replace"}),
+    )
+    .unwrap();
+    assert_eq!(replaced["outcome"], json!("replaced"));
+    let debounced = enqueue(
+        json!("d"),
+        json!({"dedupeKey": "k", "onDuplicate": "debounce", "debounceMs": 2000}),
+    )
+    .unwrap();
+    assert_eq!(debounced["outcome"], json!("replaced"));
+    let job = app
+        .ui
+        .invoke("get_job", json!({"id": first["id"]}))
+        .unwrap();
+    assert_eq!(job["payload"], json!("d"));
+    // Each refusal names the option.
+    for (options, named) in [
+        (
+            json!({"dedupeKey": "k", "onDuplicate": "debounce"}),
+            "options.debounceMs",
+        ),
+        (
+            json!({"dedupeKey": "k", "debounceMs": 5}),
+            "options.debounceMs",
+        ),
+        (
+            json!({"dedupeKey": "k", "onDuplicate": "debounce", "debounceMs": -1}),
+            "options.debounceMs",
+        ),
+        (json!({"onDuplicate": "replace"}), "on_duplicate"),
+    ] {
+        let refused = enqueue(json!("e"), options.clone()).unwrap_err();
+        assert_eq!(
+            refused["code"],
+            json!("invalidArgument"),
+            "{options}: {refused}"
+        );
+        assert!(
+            refused["message"].as_str().unwrap().contains(named),
+            "{options}: {refused}"
+        );
+    }
+}

@@ -48,5 +48,6 @@ impl Now for Harness {
 mod attempts;
 mod cancel;
 mod claims;
+mod duplicates;
 mod enqueue;
 mod reads;

@@ -9,12 +9,12 @@ use super::{
     blocking, invalid, millis, CommandResult, MAX_ATTEMPTS, MAX_DELAY, WEBVIEW_PRIORITIES,
 };
 use crate::plugin::error::{CommandError, ErrorCode};
-use crate::plugin::models::{CancelResult, EnqueueArgs, JobRef};
+use crate::plugin::models::{CancelResult, DuplicateArg, EnqueueArgs, JobRef};
 use crate::plugin::scope::{ReadableKinds, Scope};
 use crate::plugin::Jobs;
 use crate::queue::{
     Actor, CancelOutcome, EnqueueOptions, Enqueued, Job, JobFilter, JobId, KindCount, NewJob,
-    Priority,
+    OnDuplicate, Priority,
 };
 
 /// Enqueues a durable job on behalf of the user.
@@ -93,6 +93,22 @@ fn enqueue_options(args: EnqueueArgs, actor: Actor) -> CommandResult<EnqueueOpti
     if let Some(delay) = args.delay_ms {
         options.delay = Some(millis("options.delayMs", delay, MAX_DELAY)?);
     }
+    options.on_duplicate = match (args.on_duplicate, args.debounce_ms) {
+        (Some(DuplicateArg::Debounce), Some(wait)) => {
+            OnDuplicate::Debounce(millis("options.debounceMs", wait, MAX_DELAY)?)
+        }
+        (Some(DuplicateArg::Debounce), None) => {
+            return Err(invalid("options.debounceMs", "a debounce needs its wait"));
+        }
+        (_, Some(_)) => {
+            return Err(invalid(
+                "options.debounceMs",
+                "only with onDuplicate: \"debounce\"",
+            ));
+        }
+        (Some(DuplicateArg::Replace), None) => OnDuplicate::Replace,
+        (Some(DuplicateArg::Keep) | None, None) => OnDuplicate::Keep,
+    };
     Ok(options)
 }
 

@@ -42,10 +42,7 @@ pub async fn run_schedule_now(
     let scheduler = jobs.scheduler.clone();
     blocking(move || {
         let ticked = scheduler.run_now_within(&name, Some(scope.kinds()))?;
-        Ok(Enqueued {
-            id: ticked.job,
-            created: ticked.created,
-        })
+        Ok(Enqueued::from_parts(ticked.job, ticked.created))
     })
     .await
 }

@@ -7,7 +7,7 @@ use crate::clock::Timestamp;
 use crate::error::Result;
 use crate::model::{JobId, JobStatus};
 
-use super::tally;
+use super::{take_follow_up, tally, Change};
 
 /// The fenced identity of a running attempt: who holds it, which attempt, and the
 /// secret handed out with the claim.
@@ -120,15 +120,16 @@ pub(crate) enum Exit<'a> {
     Requeued,
 }
 
-/// Moves a running job out of `running`, fenced. Returns `false` when the fence no
-/// longer holds and nothing changed.
+/// Moves a running job out of `running`, fenced; nothing changes when the fence no
+/// longer holds. Returns the change of the follow-up run it queued, if an enqueue
+/// asked for one while it ran (see `take_follow_up`).
 pub(crate) fn exit_running(
     tx: &Transaction<'_>,
     fence: &Fence<'_>,
     kind: &str,
     exit: &Exit<'_>,
     now: Timestamp,
-) -> Result<bool> {
+) -> Result<Option<Change>> {
     // ?1 id, ?2 worker, ?3 attempt, ?4 now, ?5 token; ?6 and ?7 as each statement says.
     macro_rules! fenced_update {
         ($set:literal) => {
@@ -139,42 +140,45 @@ pub(crate) fn exit_running(
                  lease_expiries = 0, \
                  updated_at = ?4 \
                  WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3 \
-                 AND lease_token = ?5"
+                 AND lease_token = ?5 RETURNING follow_up IS NOT NULL"
             )
         };
     }
     let id = fence.id.raw();
     let (worker, attempt, now, token) = (fence.worker, fence.attempt, now.as_millis(), fence.token);
-    let changed = match exit {
+    // The statement returns whether the job has a follow-up to queue; no row: the
+    // fence no longer holds.
+    let follows = |r: &rusqlite::Row<'_>| r.get::<_, bool>(0);
+    let returned = match exit {
         Exit::Succeeded { result } => tx
             .prepare_cached(fenced_update!(
                 "status = 'succeeded', result = ?6, finished_at = ?4"
             ))?
-            .execute(params![id, worker, attempt, now, token, result])?,
+            .query_row(params![id, worker, attempt, now, token, result], follows)
+            .optional()?,
         Exit::Failed { error } => tx
             .prepare_cached(fenced_update!(
                 "status = 'failed', last_error = ?6, finished_at = ?4"
             ))?
-            .execute(params![id, worker, attempt, now, token, error])?,
+            .query_row(params![id, worker, attempt, now, token, error], follows)
+            .optional()?,
         Exit::Retry { error, at } => tx
             .prepare_cached(fenced_update!(
                 "status = 'queued', last_error = ?6, run_at = ?7"
             ))?
-            .execute(params![
-                id,
-                worker,
-                attempt,
-                now,
-                token,
-                error,
-                at.as_millis()
-            ])?,
+            .query_row(
+                params![id, worker, attempt, now, token, error, at.as_millis()],
+                follows,
+            )
+            .optional()?,
         Exit::Cancelled => tx
             .prepare_cached(fenced_update!("status = 'cancelled', finished_at = ?4"))?
-            .execute(params![id, worker, attempt, now, token])?,
+            .query_row(params![id, worker, attempt, now, token], follows)
+            .optional()?,
         Exit::Requeued => tx
             .prepare_cached(fenced_update!("status = 'queued', attempts = attempts - 1"))?
-            .execute(params![id, worker, attempt, now, token])?,
+            .query_row(params![id, worker, attempt, now, token], follows)
+            .optional()?,
     };
     let finished = match exit {
         Exit::Succeeded { .. } => Some(JobStatus::Succeeded),
@@ -182,8 +186,11 @@ pub(crate) fn exit_running(
         Exit::Cancelled => Some(JobStatus::Cancelled),
         Exit::Retry { .. } | Exit::Requeued => None,
     };
-    if let (1, Some(status)) = (changed, finished) {
+    if let (Some(_), Some(status)) = (returned, finished) {
         tally(tx, kind, status, 1)?;
     }
-    Ok(changed == 1)
+    match returned {
+        Some(true) => take_follow_up(tx, fence.id, Timestamp::from_millis(now)),
+        _ => Ok(None),
+    }
 }

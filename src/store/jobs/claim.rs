@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::model::{Job, JobId, JobStatus};
 
 use super::read::read_one;
-use super::{status_from, tally, Change};
+use super::{status_from, take_follow_up, tally, Change};
 
 /// How many queued jobs [`next_run_at`] looks at, at most.
 const NEXT_RUN_SCAN: u32 = 256;
@@ -61,22 +61,32 @@ pub(crate) fn reclaim_expired(
          WHERE id IN (SELECT id FROM jobs INDEXED BY jobs_active \
                       WHERE status = 'running' AND lease_expires_at <= ?1 \
                       AND (?3 IS NULL OR ?3 + coalesce(lease_ms, 30000) / 3 <= ?1)) \
-         RETURNING id, kind, status, attempts"
+         RETURNING id, kind, status, attempts, follow_up IS NOT NULL"
     ))?;
     let woke_at = woke_at.map(Timestamp::as_millis);
     let rows = statement.query_map(params![now.as_millis(), default_expiries, woke_at], |r| {
-        Ok(Change {
+        let change = Change {
             id: JobId::from_raw(r.get(0)?),
             kind: r.get(1)?,
             from: Some(JobStatus::Running),
             to: status_from(r, 2)?,
             attempt: r.get(3)?,
-        })
+        };
+        Ok((change, r.get::<_, bool>(4)?))
     })?;
-    let changes: Vec<Change> = rows.collect::<rusqlite::Result<_>>()?;
+    let reclaimed: Vec<(Change, bool)> = rows.collect::<rusqlite::Result<_>>()?;
     drop(statement);
-    for change in &changes {
+    let mut changes = Vec::with_capacity(reclaimed.len());
+    let mut follow_ups = Vec::new();
+    for (change, follows) in reclaimed {
         tally(tx, &change.kind, change.to, 1)?;
+        if follows {
+            follow_ups.push(change.id);
+        }
+        changes.push(change);
+    }
+    for id in follow_ups {
+        changes.extend(take_follow_up(tx, id, now)?);
     }
     Ok(changes)
 }

@@ -4,7 +4,7 @@ use rusqlite::{params, OptionalExtension, Transaction};
 
 use crate::clock::Timestamp;
 use crate::error::Result;
-use crate::model::{Actor, JobId, Priority};
+use crate::model::{Actor, EnqueueOutcome, JobId, OnDuplicate, Priority};
 
 /// A row to insert.
 pub(crate) struct NewRow<'a> {
@@ -18,6 +18,7 @@ pub(crate) struct NewRow<'a> {
     pub actor: Actor,
     pub timeout_ms: Option<i64>,
     pub payload_version: u32,
+    pub on_duplicate: OnDuplicate,
     pub now: Timestamp,
 }
 
@@ -47,22 +48,38 @@ impl NextId {
     }
 }
 
-/// Inserts a job unless its dedupe key is taken; returns its id and whether it is new.
+/// Inserts a job unless its dedupe key is taken; returns its id, what happened, and
+/// the attempts the job has started (0 for a new one). With a key taken,
+/// `row.on_duplicate` says whether the holder is kept, replaced (queued), or given a
+/// follow-up (running).
 pub(crate) fn insert(
     tx: &Transaction<'_>,
     row: &NewRow<'_>,
     next: &mut NextId,
-) -> Result<(JobId, bool)> {
+) -> Result<(JobId, EnqueueOutcome, u32)> {
     if let Some(key) = row.dedupe_key {
-        let existing: Option<i64> = tx
+        let existing: Option<(i64, String, u32)> = tx
             .prepare_cached(
-                "SELECT id FROM jobs WHERE kind = ?1 AND dedupe_key = ?2 \
+                "SELECT id, status, attempts FROM jobs WHERE kind = ?1 AND dedupe_key = ?2 \
                  AND status IN ('queued', 'running')",
             )?
-            .query_row(params![row.kind, key], |r| r.get(0))
+            .query_row(params![row.kind, key], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
             .optional()?;
-        if let Some(id) = existing {
-            return Ok((JobId::from_raw(id), false));
+        if let Some((id, status, attempts)) = existing {
+            let outcome = match row.on_duplicate {
+                OnDuplicate::Keep => EnqueueOutcome::Kept,
+                _ if status == "queued" => {
+                    replace_queued(tx, id, row)?;
+                    EnqueueOutcome::Replaced
+                }
+                _ => {
+                    set_follow_up(tx, id, row)?;
+                    EnqueueOutcome::FollowUp
+                }
+            };
+            return Ok((JobId::from_raw(id), outcome, attempts));
         }
     }
     let id = next.peek(tx)?;
@@ -87,5 +104,168 @@ pub(crate) fn insert(
         row.payload_version,
     ])?;
     next.0 = Some(id + 1);
-    Ok((JobId::from_raw(id), true))
+    Ok((JobId::from_raw(id), EnqueueOutcome::Created, 0))
+}
+
+/// A queued job takes `row`'s payload, priority and payload version; a debounce also
+/// moves its start (to `row.run_at`, now + the delay).
+fn replace_queued(tx: &Transaction<'_>, id: i64, row: &NewRow<'_>) -> Result<()> {
+    let debounced = matches!(row.on_duplicate, OnDuplicate::Debounce(_));
+    tx.prepare_cached(
+        "UPDATE jobs SET payload = ?2, priority = ?3, payload_version = ?4, \
+         run_at = CASE WHEN ?5 THEN ?6 ELSE run_at END, updated_at = ?7 WHERE id = ?1",
+    )?
+    .execute(params![
+        id,
+        row.payload,
+        row.priority.0,
+        row.payload_version,
+        debounced,
+        row.run_at.as_millis(),
+        row.now.as_millis(),
+    ])?;
+    Ok(())
+}
+
+/// What a running job's follow-up run will be, kept on its row until it leaves
+/// `running` (migration 10).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct FollowUp {
+    payload: String,
+    priority: i32,
+    payload_version: u32,
+    /// From the moment the running job ends; `None` to start at once.
+    delay_ms: Option<i64>,
+    max_attempts: u32,
+    actor: String,
+    timeout_ms: Option<i64>,
+}
+
+fn set_follow_up(tx: &Transaction<'_>, id: i64, row: &NewRow<'_>) -> Result<()> {
+    let delay_ms = matches!(row.on_duplicate, OnDuplicate::Debounce(_))
+        .then(|| row.run_at.as_millis() - row.now.as_millis());
+    let follow_up = FollowUp {
+        payload: row.payload.to_owned(),
+        priority: row.priority.0,
+        payload_version: row.payload_version,
+        delay_ms,
+        max_attempts: row.max_attempts,
+        actor: row.actor.as_str().to_owned(),
+        timeout_ms: row.timeout_ms,
+    };
+    let text = serde_json::to_string(&follow_up).expect("a follow-up serialises");
+    tx.prepare_cached("UPDATE jobs SET follow_up = ?2 WHERE id = ?1")?
+        .execute(params![id, text])?;
+    Ok(())
+}
+
+/// The job a follow-up was kept on, as it is after leaving `running`.
+struct Holder {
+    follow_up: String,
+    status: String,
+    kind: String,
+    key: Option<String>,
+    parent: Option<i64>,
+    attempts: u32,
+    run_at: i64,
+}
+
+/// Queues the follow-up a job that just left `running` was given, in the transaction
+/// that moved it: a new job under the same key when it ended, or its payload taken
+/// over when it went back to the queue. Returns the change to publish.
+pub(crate) fn take_follow_up(
+    tx: &Transaction<'_>,
+    id: JobId,
+    now: Timestamp,
+) -> Result<Option<super::Change>> {
+    let found = tx
+        .prepare_cached(
+            "SELECT follow_up, status, kind, dedupe_key, parent_id, attempts, run_at \
+             FROM jobs WHERE id = ?1 AND follow_up IS NOT NULL",
+        )?
+        .query_row([id.raw()], |r| {
+            Ok(Holder {
+                follow_up: r.get(0)?,
+                status: r.get(1)?,
+                kind: r.get(2)?,
+                key: r.get(3)?,
+                parent: r.get(4)?,
+                attempts: r.get(5)?,
+                run_at: r.get(6)?,
+            })
+        })
+        .optional()?;
+    let Some(Holder {
+        follow_up: text,
+        status,
+        kind,
+        key,
+        parent,
+        attempts,
+        run_at,
+    }) = found
+    else {
+        return Ok(None);
+    };
+    tx.prepare_cached("UPDATE jobs SET follow_up = NULL WHERE id = ?1")?
+        .execute([id.raw()])?;
+    // Written by this build's set_follow_up: unreadable means a damaged row, which
+    // loses the follow-up and nothing else.
+    let Ok(follow_up) = serde_json::from_str::<FollowUp>(&text) else {
+        tracing::warn!(job = id.raw(), "a follow-up run could not be read; dropped");
+        return Ok(None);
+    };
+    let start = Timestamp::from_millis(
+        now.as_millis()
+            .saturating_add(follow_up.delay_ms.unwrap_or(0).max(0)),
+    );
+    if status == "queued" {
+        // Back in the queue (a retry, an expired lease): it runs the latest payload,
+        // no earlier than its retry was due.
+        let start = start.as_millis().max(run_at);
+        tx.prepare_cached(
+            "UPDATE jobs SET payload = ?2, priority = ?3, payload_version = ?4, run_at = ?5 \
+             WHERE id = ?1",
+        )?
+        .execute(params![
+            id.raw(),
+            follow_up.payload,
+            follow_up.priority,
+            follow_up.payload_version,
+            start
+        ])?;
+        return Ok(Some(super::Change {
+            id,
+            kind,
+            from: Some(crate::model::JobStatus::Queued),
+            to: crate::model::JobStatus::Queued,
+            attempt: attempts,
+        }));
+    }
+    let actor = follow_up.actor.parse().unwrap_or(Actor::System);
+    let (new, _, _) = insert(
+        tx,
+        &NewRow {
+            kind: &kind,
+            payload: &follow_up.payload,
+            priority: Priority(follow_up.priority),
+            run_at: start,
+            max_attempts: follow_up.max_attempts,
+            dedupe_key: key.as_deref(),
+            parent: parent.map(JobId::from_raw),
+            actor,
+            timeout_ms: follow_up.timeout_ms,
+            payload_version: follow_up.payload_version,
+            on_duplicate: OnDuplicate::Keep,
+            now,
+        },
+        &mut NextId::new(),
+    )?;
+    Ok(Some(super::Change {
+        id: new,
+        kind,
+        from: None,
+        to: crate::model::JobStatus::Queued,
+        attempt: 0,
+    }))
 }
