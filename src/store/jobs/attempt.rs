@@ -132,7 +132,7 @@ pub(crate) fn exit_running(
 ) -> Result<Option<Change>> {
     // ?1 id, ?2 worker, ?3 attempt, ?4 now, ?5 token; ?6 and ?7 as each statement says.
     macro_rules! fenced_update {
-        ($set:literal) => {
+        ($set:literal, $follow_up:literal) => {
             concat!(
                 "UPDATE jobs SET ",
                 $set,
@@ -140,45 +140,55 @@ pub(crate) fn exit_running(
                  lease_expiries = 0, \
                  updated_at = ?4 \
                  WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3 \
-                 AND lease_token = ?5 RETURNING follow_up IS NOT NULL"
+                 AND lease_token = ?5",
+                $follow_up
             )
         };
     }
+    // Nearly every job has no follow-up (migration 10): the statement that requires
+    // none is the only one that runs for them, so the check costs nothing. When it
+    // changes no row, either the job has a follow-up or the fence no longer holds;
+    // the same statement without the condition tells which. (A `RETURNING` clause,
+    // or a lookup after the update, cost 4 % and 1 % of a claim + complete in
+    // instructions, measured with callgrind.)
+    macro_rules! exit_with {
+        ($set:literal, $params:expr) => {{
+            let plain = tx
+                .prepare_cached(fenced_update!($set, " AND follow_up IS NULL"))?
+                .execute($params)?;
+            if plain == 1 {
+                (true, false)
+            } else {
+                let held = tx
+                    .prepare_cached(fenced_update!($set, ""))?
+                    .execute($params)?;
+                (held == 1, held == 1)
+            }
+        }};
+    }
     let id = fence.id.raw();
     let (worker, attempt, now, token) = (fence.worker, fence.attempt, now.as_millis(), fence.token);
-    // The statement returns whether the job has a follow-up to queue; no row: the
-    // fence no longer holds.
-    let follows = |r: &rusqlite::Row<'_>| r.get::<_, bool>(0);
-    let returned = match exit {
-        Exit::Succeeded { result } => tx
-            .prepare_cached(fenced_update!(
-                "status = 'succeeded', result = ?6, finished_at = ?4"
-            ))?
-            .query_row(params![id, worker, attempt, now, token, result], follows)
-            .optional()?,
-        Exit::Failed { error } => tx
-            .prepare_cached(fenced_update!(
-                "status = 'failed', last_error = ?6, finished_at = ?4"
-            ))?
-            .query_row(params![id, worker, attempt, now, token, error], follows)
-            .optional()?,
-        Exit::Retry { error, at } => tx
-            .prepare_cached(fenced_update!(
-                "status = 'queued', last_error = ?6, run_at = ?7"
-            ))?
-            .query_row(
-                params![id, worker, attempt, now, token, error, at.as_millis()],
-                follows,
-            )
-            .optional()?,
-        Exit::Cancelled => tx
-            .prepare_cached(fenced_update!("status = 'cancelled', finished_at = ?4"))?
-            .query_row(params![id, worker, attempt, now, token], follows)
-            .optional()?,
-        Exit::Requeued => tx
-            .prepare_cached(fenced_update!("status = 'queued', attempts = attempts - 1"))?
-            .query_row(params![id, worker, attempt, now, token], follows)
-            .optional()?,
+    let (changed, follows) = match exit {
+        Exit::Succeeded { result } => exit_with!(
+            "status = 'succeeded', result = ?6, finished_at = ?4",
+            params![id, worker, attempt, now, token, result]
+        ),
+        Exit::Failed { error } => exit_with!(
+            "status = 'failed', last_error = ?6, finished_at = ?4",
+            params![id, worker, attempt, now, token, error]
+        ),
+        Exit::Retry { error, at } => exit_with!(
+            "status = 'queued', last_error = ?6, run_at = ?7",
+            params![id, worker, attempt, now, token, error, at.as_millis()]
+        ),
+        Exit::Cancelled => exit_with!(
+            "status = 'cancelled', finished_at = ?4",
+            params![id, worker, attempt, now, token]
+        ),
+        Exit::Requeued => exit_with!(
+            "status = 'queued', attempts = attempts - 1",
+            params![id, worker, attempt, now, token]
+        ),
     };
     let finished = match exit {
         Exit::Succeeded { .. } => Some(JobStatus::Succeeded),
@@ -186,11 +196,14 @@ pub(crate) fn exit_running(
         Exit::Cancelled => Some(JobStatus::Cancelled),
         Exit::Retry { .. } | Exit::Requeued => None,
     };
-    if let (Some(_), Some(status)) = (returned, finished) {
+    if !changed {
+        return Ok(None);
+    }
+    if let Some(status) = finished {
         tally(tx, kind, status, 1)?;
     }
-    match returned {
-        Some(true) => take_follow_up(tx, fence.id, Timestamp::from_millis(now)),
-        _ => Ok(None),
+    if !follows {
+        return Ok(None);
     }
+    take_follow_up(tx, fence.id, Timestamp::from_millis(now))
 }
