@@ -45,6 +45,23 @@ queue.enqueue("save-settings", &serde_json::json!({"theme": "dark"}), replace)?;
     Ok(())
 }
 
+/// "Rate limits".
+#[rustfmt::skip]
+fn rate_limits() -> Result<(), Box<dyn Error>> {
+use std::time::Duration;
+use tauri_plugin_jobs::queue::{Queue, QueueOptions, RateLimit};
+use tauri_plugin_jobs::runner::{Handler, JobContext};
+
+// A mail API that takes 60 requests a minute: the handler says so...
+let send = Handler::new("send-mail", |to: String, _ctx: JobContext| async move { Ok(to) })
+    .rate_limit(60, Duration::from_secs(60));
+// ...or any process sets it in the file.
+let queue = Queue::open("raw.db", QueueOptions::new())?;
+queue.set_rate_limit("send-mail", Some(RateLimit::new(60, Duration::from_secs(60))))?;
+    drop(send);
+    Ok(())
+}
+
 /// "The runner".
 #[rustfmt::skip]
 async fn runner() -> Result<(), Box<dyn Error>> {
@@ -96,6 +113,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     std::env::set_current_dir(dir.path())?;
     durable_queue()?;
     debounce_and_replace()?;
+    rate_limits()?;
     tokio::runtime::Runtime::new()?.block_on(runner())?;
     println!("the README's snippets ran");
     Ok(())

@@ -495,6 +495,11 @@ export type Job = {
 	 *  its kind to be retired.
 	 */
 	handlerMissing: boolean,
+	/**
+	 *  Queued, and its kind is at its rate limit ([`RateLimit`]): no job of it starts
+	 *  before this time.
+	 */
+	rateLimitedUntil?: Timestamp | null,
 };
 
 /**  A finished durable job was deleted (by an operator, not by retention). */
@@ -649,6 +654,11 @@ export type KindCount = {
 	 *  handler, not declared as run by agents): they wait for a build that has one.
 	 */
 	handlerMissing?: boolean,
+	/**
+	 *  The count is of queued jobs whose kind is at its rate limit: none starts
+	 *  before this time.
+	 */
+	rateLimitedUntil?: Timestamp | null,
 };
 
 /**  Claims of a job kind were paused or resumed, in every process. */

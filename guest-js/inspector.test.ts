@@ -35,6 +35,7 @@ function job(id: number, fields: Partial<Job> = {}): Job {
     unreadable: null,
     payloadVersion: 1,
     handlerMissing: false,
+    rateLimitedUntil: null,
     ...fields,
   } as Job;
 }
@@ -212,6 +213,18 @@ describe("inspector", () => {
     const status = (id: number) => (root.querySelector(`#jobs tr[data-id="${id}"] td.status`) as HTMLElement).textContent;
     expect(status(1)).toContain("no handler here");
     expect(status(2)).not.toContain("no handler");
+    inspector.destroy();
+  });
+
+  it("a job of a kind at its rate limit says until when", async () => {
+    backend([job(1, { kind: "mail", rateLimitedUntil: 1_800_000_060_000 }), job(2)], false);
+    const host = document.createElement("div");
+    const inspector = mountInspector(host);
+    await inspector.ready;
+    const root = host.shadowRoot!;
+    const status = (id: number) => (root.querySelector(`#jobs tr[data-id="${id}"] td.status`) as HTMLElement).textContent;
+    expect(status(1)).toContain("rate limited until");
+    expect(status(2)).not.toContain("rate limited");
     inspector.destroy();
   });
 

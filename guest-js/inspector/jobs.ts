@@ -104,17 +104,20 @@ export function mountJobs(shell: Shell) {
     loadJobs().catch(failed);
   }
 
+  /** The status, and why a queued job waits when it is not just its turn. */
+  function statusText(job: Job): string {
+    if (job.handlerMissing) return `${job.status} · no handler here`;
+    if (job.rateLimitedUntil != null) return `${job.status} · rate limited until ${time(job.rateLimitedUntil)}`;
+    return job.status;
+  }
+
   function jobRow(job: Job): HTMLElement {
     const row = h(
       "tr",
       { "data-id": job.id, "data-status": job.status, class: job.id === state.selected ? "selected" : null },
       h("td", {}, h("button", { "data-action": "open", "aria-label": `Open job ${job.id}`, onclick: () => select(job.id) }, `#${job.id}`)),
       h("td", {}, job.kind),
-      h(
-        "td",
-        { class: `status status-${job.status}`, title: job.handlerMissing ? NO_HANDLER : null },
-        job.handlerMissing ? `${job.status} · no handler here` : job.status,
-      ),
+      h("td", { class: `status status-${job.status}`, title: job.handlerMissing ? NO_HANDLER : null }, statusText(job)),
       h("td", { class: "num" }, `${job.attempts}/${job.maxAttempts}`),
       h("td", { class: "num" }, String(job.priority)),
       h("td", {}, job.actor),

@@ -36,10 +36,12 @@ export function mountTables(shell: Shell, jobs: Pick<JobsTab, "select" | "sugges
     state.paused = new Set(paused);
     const kinds = new Map<string, Map<JobStatus, number>>();
     const unhandled = new Set<string>();
-    for (const { kind, status, count, handlerMissing } of counts as KindCount[]) {
+    const limited = new Map<string, number>();
+    for (const { kind, status, count, handlerMissing, rateLimitedUntil } of counts as KindCount[]) {
       if (!kinds.has(kind)) kinds.set(kind, new Map());
       kinds.get(kind)!.set(status, count);
       if (handlerMissing) unhandled.add(kind);
+      if (rateLimitedUntil != null) limited.set(kind, rateLimitedUntil);
     }
     for (const kind of paused) if (!kinds.has(kind)) kinds.set(kind, new Map());
     suggestKinds(kinds.keys());
@@ -56,7 +58,14 @@ export function mountTables(shell: Shell, jobs: Pick<JobsTab, "select" | "sugges
             isPaused ? "Resume" : "Pause",
           )
         : "";
-      const claims = isPaused ? "paused" : unhandled.has(kind) ? "no handler here" : "";
+      const until = limited.get(kind);
+      const claims = isPaused
+        ? "paused"
+        : unhandled.has(kind)
+          ? "no handler here"
+          : until != null
+            ? `rate limited until ${time(until)}`
+            : "";
       return h(
         "tr",
         { "data-kind": kind, title: unhandled.has(kind) ? NO_HANDLER : null },

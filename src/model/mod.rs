@@ -25,9 +25,10 @@ pub(crate) mod time;
 pub use cron::{Cron, CronError};
 pub use health::{Health, HealthStatus};
 pub(crate) use job::percent;
+pub(crate) use job::RateState;
 pub use job::{
     Actor, EnqueueOutcome, Job, JobEnded, JobFilter, JobId, JobProgressValue, JobStatus, KindCount,
-    OnDuplicate, Priority,
+    OnDuplicate, Priority, RateLimit,
 };
 pub use local::{LocalJob, LocalJobId, LocalJobStatus, LocalRunEvent, MAX_LOCAL_RESULT_BYTES};
 pub(crate) use patterns::to_sql_glob;

@@ -19,7 +19,7 @@ use crate::db::Changes;
 use crate::error::{Error, Result};
 use crate::json::{drop_deep, too_deep};
 use crate::kinds::KindSpec;
-use crate::model::{sanitize_error, Job, JobStatus, Patterns};
+use crate::model::{sanitize_error, Job, JobStatus, Patterns, RateState};
 use crate::store::jobs::{self, Change, Exit, Fence};
 
 /// What a worker asks for when it claims.
@@ -315,14 +315,21 @@ impl Queue {
     /// wake for the backlog.
     pub fn next_claimable_at(&self, request: &ClaimRequest) -> Result<Option<Timestamp>> {
         let specs = self.db().kinds().specs();
+        let now = self.db().now();
         self.db().read(|conn| {
             let mut earliest: Option<Timestamp> = None;
             for kind in &request.kinds {
-                if room(conn, request, kind)? == 0 {
-                    continue;
-                }
+                // A kind at its rate limit is claimable again when the limit frees a
+                // start: the claimer sleeps until then, not a poll.
+                let room = room(conn, request, kind, now)?;
+                let not_before = match (room.now, room.rate) {
+                    (0, Some(rate)) if room.rate_bound => rate.free_at(),
+                    (0, _) => continue,
+                    _ => None,
+                };
                 let version = known_version(request, &specs, kind);
                 if let Some(at) = jobs::next_run_at(conn, kind, version)? {
+                    let at = not_before.map_or(at, |free| at.max(free));
                     earliest = Some(earliest.map_or(at, |e| e.min(at)));
                 }
             }
@@ -346,22 +353,44 @@ impl Queue {
 
 // ===== the claim transaction =====
 
-/// How many more jobs of `kind` may run now, in every process: zero while the kind is
-/// paused, the room under its cap otherwise (the lower of the cap stored for the kind,
-/// for every claimer, and the one `request` asks for), `u32::MAX` without a cap.
-fn room(conn: &Connection, request: &ClaimRequest, kind: &str) -> Result<u32> {
-    let (stored, paused) = jobs::kind_settings(conn, kind)?;
-    if paused {
-        return Ok(0);
+/// How many more jobs of `kind` may start now, in every process, and the kind's rate
+/// limit if it has one: zero while the kind is paused, else the lower of the room
+/// under its cap (the lower of the cap stored for the kind, for every claimer, and the
+/// one `request` asks for; `u32::MAX` without a cap) and the starts its rate limit
+/// allows at `now`.
+fn room(conn: &Connection, request: &ClaimRequest, kind: &str, now: Timestamp) -> Result<Room> {
+    let settings = jobs::kind_settings(conn, kind)?;
+    if settings.paused {
+        return Ok(Room {
+            now: 0,
+            rate: settings.rate,
+            rate_bound: false,
+        });
     }
-    let cap = match (stored, request.limits.get(kind)) {
+    let cap = match (settings.cap, request.limits.get(kind)) {
         (Some(stored), Some(&asked)) => Some(stored.min(asked)),
         (stored, asked) => stored.or(asked.copied()),
     };
-    Ok(match cap {
+    let under_cap = match cap {
         Some(cap) => cap.saturating_sub(jobs::running_count(conn, kind)?),
         None => u32::MAX,
+    };
+    let rate_room = settings.rate.map_or(u32::MAX, |rate| rate.room(now));
+    Ok(Room {
+        now: under_cap.min(rate_room),
+        rate: settings.rate,
+        rate_bound: rate_room == 0 && under_cap > 0,
     })
+}
+
+/// What [`room`] found for a kind.
+struct Room {
+    /// Jobs that may start now.
+    now: u32,
+    /// The kind's rate limit and its state, if it has one.
+    rate: Option<RateState>,
+    /// Nothing may start only because of the rate limit (not paused, under its cap).
+    rate_bound: bool,
 }
 
 /// Checks a claim request before any transaction starts.
@@ -388,8 +417,15 @@ fn claim_in(
     changes: &mut Changes,
 ) -> Result<Vec<ClaimedJob>> {
     let mut candidates = Vec::new();
+    let mut limited = Vec::new();
     for &(kind, version) in kinds {
-        let room = room(tx, request, kind)?.min(request.max_jobs);
+        let Room {
+            now: room, rate, ..
+        } = room(tx, request, kind, now)?;
+        let room = room.min(request.max_jobs);
+        if let Some(rate) = rate.filter(|_| room > 0) {
+            limited.push((kind, rate, 0u32));
+        }
         if room > 0 {
             candidates.extend(
                 jobs::candidates(tx, (kind, version), now, room)?
@@ -438,6 +474,9 @@ fn claim_in(
             to: JobStatus::Running,
             attempt: job.attempts,
         });
+        if let Some(entry) = limited.iter_mut().find(|(limited, ..)| *limited == kind) {
+            entry.2 += 1;
+        }
         let fence = Fence {
             id: job.id,
             worker: &request.worker,
@@ -471,6 +510,13 @@ fn claim_in(
             token: token_text(token),
         };
         claimed.push(ClaimedJob { job, lease });
+    }
+    // Each start of a rate-limited kind is booked in this transaction: every other
+    // claimer sees it at once.
+    for (kind, rate, started) in limited {
+        if started > 0 {
+            jobs::set_rate_tat(tx, kind, rate.spent(started, now))?;
+        }
     }
     Ok(claimed)
 }

@@ -54,7 +54,7 @@ pub use crate::json::MAX_JSON_DEPTH;
 pub use crate::kinds::{KindSpec, Schema};
 pub use crate::model::{
     redact, sanitize_error, Actor, EnqueueOutcome, Job, JobEnded, JobFilter, JobId,
-    JobProgressValue, JobStatus, KindCount, OnDuplicate, Priority, MAX_ERROR_CHARS,
+    JobProgressValue, JobStatus, KindCount, OnDuplicate, Priority, RateLimit, MAX_ERROR_CHARS,
 };
 pub use crate::store::integrity::{Integrity, BACKGROUND_BUDGET as INTEGRITY_BUDGET};
 pub use admin::RetryOutcome;

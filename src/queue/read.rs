@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use super::Queue;
 use crate::bus::JobsPruned;
+use crate::clock::Timestamp;
 use crate::error::{Error, Result};
 use crate::model::{Job, JobFilter, JobId, JobStatus, KindCount, Patterns};
 use crate::store::jobs;
@@ -30,12 +31,28 @@ impl Queue {
     }
 
     /// Marks queued jobs of kinds this process registered no spec for (a runner
-    /// registers one per handler; `Builder::agent_kind` one for a kind agents run).
+    /// registers one per handler; `Builder::agent_kind` one for a kind agents run),
+    /// and those of kinds at their rate limit with the time it frees a start.
     fn mark_handled(&self, jobs: &mut [Job]) {
         let specs = self.db().kinds().specs();
+        let limited = self.rate_limited_until();
         for job in jobs {
-            job.handler_missing = job.status == JobStatus::Queued && !specs.contains_key(&job.kind);
+            let queued = job.status == JobStatus::Queued;
+            job.handler_missing = queued && !specs.contains_key(&job.kind);
+            job.rate_limited_until = limited.get(&job.kind).copied().filter(|_| queued);
         }
+    }
+
+    /// The kinds at their rate limit now, with the time each frees a start. A failed
+    /// read leaves the marks off rather than failing the read they decorate.
+    fn rate_limited_until(&self) -> std::collections::HashMap<String, Timestamp> {
+        let now = self.db().now();
+        let limits = self.db().read(jobs::rate_limits).unwrap_or_default();
+        limits
+            .into_iter()
+            .filter(|(_, rate)| rate.room(now) == 0)
+            .filter_map(|(kind, rate)| Some((kind, rate.free_at()?)))
+            .collect()
     }
 
     /// A page of jobs, newest first.
@@ -73,9 +90,11 @@ impl Queue {
     pub fn counts(&self) -> Result<Vec<KindCount>> {
         let mut counts = self.db().read(jobs::counts)?;
         let specs = self.db().kinds().specs();
+        let limited = self.rate_limited_until();
         for count in &mut counts {
-            count.handler_missing =
-                count.status == JobStatus::Queued && !specs.contains_key(&count.kind);
+            let queued = count.status == JobStatus::Queued;
+            count.handler_missing = queued && !specs.contains_key(&count.kind);
+            count.rate_limited_until = limited.get(&count.kind).copied().filter(|_| queued);
         }
         Ok(counts)
     }

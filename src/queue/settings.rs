@@ -7,6 +7,7 @@ use super::Queue;
 use crate::bus::KindPaused;
 use crate::db::Notice;
 use crate::error::Result;
+use crate::model::{RateLimit, RateState};
 use crate::store::jobs;
 
 impl Queue {
@@ -23,9 +24,39 @@ impl Queue {
         Ok(())
     }
 
+    /// Limits `kind` to `limit.starts` starts per `limit.per`, across every runner,
+    /// agent and process on the file (`None`: no limit). Stored in `raw.db`; each
+    /// claim books its starts in its own transaction. A queued job of a kind at its
+    /// limit is not claimed, and an idle runner sleeps until the limit frees a start
+    /// ([`Queue::next_claimable_at`]); [`Job::rate_limited_until`](crate::queue::Job)
+    /// says until when. The app's runner stores what each handler asks for
+    /// ([`Handler::rate_limit`](crate::runner::Handler::rate_limit)).
+    pub fn set_rate_limit(&self, kind: &str, limit: Option<RateLimit>) -> Result<()> {
+        check_kind(kind)?;
+        let db = self.db();
+        let now = db.now();
+        db.write(now, |tx, _| {
+            jobs::set_kind_rate_limit(tx, kind, limit.map(RateState::of), now)
+        })?;
+        // A looser limit may let held-back jobs run.
+        db.notify(Notice::Runnable);
+        Ok(())
+    }
+
+    /// The rate limit of `kind` stored in the file, if any.
+    pub fn rate_limit(&self, kind: &str) -> Result<Option<RateLimit>> {
+        let settings = self.db().read(|conn| jobs::kind_settings(conn, kind))?;
+        Ok(settings.rate.map(|rate| {
+            RateLimit::new(
+                rate.starts,
+                std::time::Duration::from_millis(rate.window_ms.max(1) as u64),
+            )
+        }))
+    }
+
     /// The cap on running jobs of `kind` stored in the file, if any.
     pub fn kind_limit(&self, kind: &str) -> Result<Option<u32>> {
-        Ok(self.db().read(|conn| jobs::kind_settings(conn, kind))?.0)
+        Ok(self.db().read(|conn| jobs::kind_settings(conn, kind))?.cap)
     }
 
     /// Stores how many times in a row a job of `kind` may lose its worker (its lease

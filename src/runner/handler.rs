@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use crate::backoff::RetryPolicy;
 use crate::json::{call_json, without_values, JsonCallError};
 use crate::kinds::{KindSpec, Schema};
-use crate::model::{Actor, JobId};
+use crate::model::{Actor, JobId, RateLimit};
 
 use super::progress::AttemptProgress;
 
@@ -169,6 +169,7 @@ pub struct Handler {
     pub(crate) lease: Option<Duration>,
     pub(crate) timeout: Option<Duration>,
     pub(crate) max_lease_expiries: Option<u32>,
+    pub(crate) rate_limit: Option<RateLimit>,
 }
 
 impl fmt::Debug for Handler {
@@ -180,6 +181,7 @@ impl fmt::Debug for Handler {
             .field("lease", &self.lease)
             .field("timeout", &self.timeout)
             .field("max_lease_expiries", &self.max_lease_expiries)
+            .field("rate_limit", &self.rate_limit)
             .finish_non_exhaustive()
     }
 }
@@ -221,6 +223,7 @@ impl Handler {
             lease: None,
             timeout: None,
             max_lease_expiries: None,
+            rate_limit: None,
         }
     }
 
@@ -297,6 +300,17 @@ impl Handler {
     /// ends by its handler. Stored in `raw.db`, so every process's sweep obeys it.
     pub fn max_lease_expiries(mut self, expiries: u32) -> Self {
         self.max_lease_expiries = Some(expiries.max(1));
+        self
+    }
+
+    /// At most `starts` starts of this kind per `per`, across every runner, agent and
+    /// process on the file: for a service with a quota (a mail API's 60 a minute). The
+    /// runner stores it in `raw.db` when it is made ([`Queue::set_rate_limit`]); jobs
+    /// beyond it wait queued, and an idle runner sleeps until a start is free.
+    ///
+    /// [`Queue::set_rate_limit`]: crate::queue::Queue::set_rate_limit
+    pub fn rate_limit(mut self, starts: u32, per: Duration) -> Self {
+        self.rate_limit = Some(RateLimit::new(starts, per));
         self
     }
 

@@ -255,6 +255,18 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE jobs ADD COLUMN follow_up TEXT;
     "#,
+    // 11: rate limits per kind, across every claimer of the file.
+    // - `rate_starts` per `rate_window_ms`: the limit (NULL: none).
+    // - `rate_tat`: the limit's state, a generic cell rate: the theoretical time of
+    //   the next start. A claim may start k more jobs while
+    //   `max(rate_tat, now) + (k - 1) * interval <= now + window - interval`, and moves
+    //   it on by `k * interval` in its own transaction.
+    r#"
+    ALTER TABLE kinds ADD COLUMN rate_starts INTEGER CHECK (rate_starts IS NULL OR rate_starts >= 1);
+    ALTER TABLE kinds ADD COLUMN rate_window_ms INTEGER
+        CHECK (rate_window_ms IS NULL OR rate_window_ms >= 1);
+    ALTER TABLE kinds ADD COLUMN rate_tat INTEGER;
+    "#,
 ];
 
 /// The schema version this build writes and reads.

@@ -50,4 +50,5 @@ mod cancel;
 mod claims;
 mod duplicates;
 mod enqueue;
+mod rate_limits;
 mod reads;

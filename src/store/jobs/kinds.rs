@@ -1,19 +1,91 @@
-//! A kind's settings stored in `kinds`: its cap, whether it is paused, and how many
-//! lease expiries in a row end a job of it.
+//! A kind's settings stored in `kinds`: its cap, whether it is paused, its rate limit
+//! and the limit's state, and how many lease expiries in a row end a job of it.
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use crate::clock::Timestamp;
 use crate::error::Result;
+use crate::model::RateState;
 
-/// The cap on running jobs of `kind` stored in the file, if any, and whether the kind
-/// is paused.
-pub(crate) fn kind_settings(conn: &Connection, kind: &str) -> Result<(Option<u32>, bool)> {
+/// What a claim needs to know of a kind: its stored cap, whether it is paused, and
+/// its rate limit with the limit's state.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct KindSettings {
+    pub cap: Option<u32>,
+    pub paused: bool,
+    pub rate: Option<RateState>,
+}
+
+/// The settings of `kind` stored in the file (none: no cap, not paused, no limit).
+pub(crate) fn kind_settings(conn: &Connection, kind: &str) -> Result<KindSettings> {
     Ok(conn
-        .prepare_cached("SELECT max_running, paused FROM kinds WHERE kind = ?1")?
-        .query_row([kind], |r| Ok((r.get(0)?, r.get(1)?)))
+        .prepare_cached(
+            "SELECT max_running, paused, rate_starts, rate_window_ms, rate_tat \
+             FROM kinds WHERE kind = ?1",
+        )?
+        .query_row([kind], |r| {
+            let starts: Option<u32> = r.get(2)?;
+            let window_ms: Option<i64> = r.get(3)?;
+            let tat: Option<i64> = r.get(4)?;
+            Ok(KindSettings {
+                cap: r.get(0)?,
+                paused: r.get(1)?,
+                rate: starts.zip(window_ms).map(|(starts, window_ms)| RateState {
+                    starts,
+                    window_ms,
+                    tat,
+                }),
+            })
+        })
         .optional()?
-        .unwrap_or((None, false)))
+        .unwrap_or_default())
+}
+
+/// Stores the rate limit of `kind` (`None`: no limit): `starts` per `window_ms`. The
+/// state is kept when the limit changes, so a new limit counts the starts already
+/// booked.
+pub(crate) fn set_kind_rate_limit(
+    tx: &Transaction<'_>,
+    kind: &str,
+    limit: Option<(u32, i64)>,
+    now: Timestamp,
+) -> Result<()> {
+    let (starts, window_ms) = limit.unzip();
+    tx.prepare_cached(
+        "INSERT INTO kinds (kind, rate_starts, rate_window_ms, updated_at) VALUES (?1, ?2, ?3, ?4) \
+         ON CONFLICT (kind) DO UPDATE SET rate_starts = excluded.rate_starts, \
+         rate_window_ms = excluded.rate_window_ms, \
+         rate_tat = CASE WHEN excluded.rate_starts IS NULL THEN NULL ELSE rate_tat END, \
+         updated_at = excluded.updated_at",
+    )?
+    .execute(params![kind, starts, window_ms, now.as_millis()])?;
+    Ok(())
+}
+
+/// Books `tat` as the next start of a rate-limited `kind` (in the claim's transaction).
+pub(crate) fn set_rate_tat(tx: &Transaction<'_>, kind: &str, tat: i64) -> Result<()> {
+    tx.prepare_cached("UPDATE kinds SET rate_tat = ?2 WHERE kind = ?1")?
+        .execute(params![kind, tat])?;
+    Ok(())
+}
+
+/// Every rate-limited kind with its state, for reads that say why a job waits.
+pub(crate) fn rate_limits(conn: &Connection) -> Result<Vec<(String, RateState)>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT kind, rate_starts, rate_window_ms, rate_tat FROM kinds \
+         WHERE rate_starts IS NOT NULL AND rate_window_ms IS NOT NULL",
+    )?;
+    let rows = statement.query_map([], |r| {
+        Ok((
+            r.get(0)?,
+            RateState {
+                starts: r.get(1)?,
+                window_ms: r.get(2)?,
+                tat: r.get(3)?,
+            },
+        ))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// Stores the cap on running jobs of `kind` (`None`: no cap).

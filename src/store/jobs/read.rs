@@ -161,6 +161,7 @@ pub(crate) fn counts(conn: &Connection) -> Result<Vec<KindCount>> {
             status: status_from(r, 1)?,
             count: r.get(2)?,
             handler_missing: false,
+            rate_limited_until: None,
         })
     })?;
     let mut counts = rows.collect::<rusqlite::Result<Vec<_>>>()?;
@@ -235,8 +236,10 @@ fn job_from_row(r: &Row<'_>) -> rusqlite::Result<(Job, Option<Error>)> {
             .as_ref()
             .map(|error| sanitize_error(&error.to_string())),
         payload_version: r.get::<_, i64>(23)?.clamp(1, i64::from(u32::MAX)) as u32,
-        // Filled in by the queue, which knows the kinds this process handles.
+        // Filled in by the queue, which knows the kinds this process handles and
+        // reads the rate limits beside.
         handler_missing: false,
+        rate_limited_until: None,
     };
     Ok((job, unreadable))
 }
