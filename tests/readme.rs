@@ -173,3 +173,18 @@ fn the_tables_of_codes_and_outcomes_are_the_bindings() {
         outcomes
     );
 }
+
+#[test]
+fn the_config_toml_example_is_a_file_the_plugin_reads() {
+    let readme = read("README.md");
+    let example = blocks(&readme, "toml")
+        .into_iter()
+        .find(|block| block.contains("[jobs]"))
+        .expect("the config.toml section shows a file");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    std::fs::write(&path, &example).unwrap();
+    let config = tauri_plugin_jobs::config::Config::load(&path).unwrap();
+    assert!(config.jobs.rate_limits.contains_key("send-mail"));
+    assert!(config.jobs.kind_limits.contains_key("embed"));
+}

@@ -1,6 +1,6 @@
 //! Figures that need a process of their own: enqueue-to-start latency from another
-//! process, idle CPU and thread wake-ups in six idle states (an empty queue, a backlog
-//! behind a full cap or a paused kind, jobs waiting out a backoff, a locked file,
+//! process, idle CPU and thread wake-ups in seven idle states (an empty queue, a backlog
+//! behind a full cap, a paused kind or a spent rate limit, jobs waiting out a backoff, a locked file,
 //! throttled sync targets), and resident memory against the number of queued jobs. The
 //! suite runs its own binary again with `--child <role> ...` for each.
 
@@ -87,6 +87,10 @@ pub async fn measure(report: &mut Report) {
             "idle: 10,000 queued behind a cap of 1, the one slot busy",
         ),
         ("paused", "idle: 10,000 queued of a paused kind"),
+        (
+            "ratelimited",
+            "idle: 10,000 queued of a kind at its rate limit (1 an hour)",
+        ),
         ("backoff", "idle: 1,000 jobs waiting out a backoff"),
         (
             "locked",
@@ -351,6 +355,16 @@ async fn idle(state: &str, secs: u64) {
                 RunnerSettings::default(),
             ));
             queue.pause_kind("noop").unwrap();
+            many("noop", 10_000, EnqueueOptions::new());
+        }
+        "ratelimited" => {
+            let hour = Duration::from_secs(3600);
+            runner = Some(Runner::new(
+                queue.clone(),
+                vec![noop("noop").rate_limit(1, hour)],
+                RunnerSettings::default(),
+            ));
+            // The hour's one start is spent at once; the rest wait for the next.
             many("noop", 10_000, EnqueueOptions::new());
         }
         "backoff" => {

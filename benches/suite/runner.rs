@@ -27,7 +27,7 @@ enum Producer {
     Before,
 }
 
-/// A queue whose bus counts successes and wakes `all_done` at the `n`th.
+/// A queue whose bus counts successes of `noop` jobs and wakes `all_done` at the `n`th.
 fn counted_queue(dir: &std::path::Path, n: usize) -> (Queue, Arc<Notify>) {
     let bus = EventBus::new();
     let succeeded = Arc::new(AtomicUsize::new(0));
@@ -36,6 +36,7 @@ fn counted_queue(dir: &std::path::Path, n: usize) -> (Queue, Arc<Notify>) {
     bus.add_handler("count", move |event: &Event| {
         if let Event::JobStateChanged(change) = event {
             if change.to == JobStatus::Succeeded
+                && change.kind == "noop"
                 && succeeded.fetch_add(1, Ordering::Relaxed) + 1 == n
             {
                 done.notify_one();
@@ -58,16 +59,59 @@ fn noop() -> Handler {
 /// success. `finished` jobs are run to the end first through the queue API (claimed
 /// and completed in batches), so the timed round meets a table that holds them.
 async fn end_to_end(n: usize, workers: u32, producer: Producer, finished: usize) -> f64 {
+    end_to_end_beside(n, workers, producer, finished, 0).await
+}
+
+/// [`end_to_end`], with `limited` jobs of another kind queued first, its rate limit
+/// (one start an hour) spent: claimed beside `noop` in every round, never started.
+async fn end_to_end_beside(
+    n: usize,
+    workers: u32,
+    producer: Producer,
+    finished: usize,
+    limited: usize,
+) -> f64 {
     let dir = tempfile::tempdir().unwrap();
     let (queue, all_done) = counted_queue(dir.path(), finished + n);
     if finished > 0 {
         crate::queue::enqueue_all(&queue, &["noop"], finished);
         crate::queue::drain(&queue, &["noop"], &[], 4, 100);
     }
+    let mut handlers = vec![noop()];
+    if limited > 0 {
+        let hour = Duration::from_secs(3600);
+        handlers.push(
+            Handler::new(
+                "mail",
+                |_: serde_json::Value, _ctx: JobContext| async move { Ok(()) },
+            )
+            .rate_limit(1, hour),
+        );
+        queue
+            .set_rate_limit(
+                "mail",
+                Some(tauri_plugin_jobs::queue::RateLimit::new(1, hour)),
+            )
+            .unwrap();
+        // Its one start an hour spent before the timed round.
+        queue
+            .enqueue("mail", &json!(0), EnqueueOptions::new())
+            .unwrap();
+        for job in queue
+            .claim(&tauri_plugin_jobs::queue::ClaimRequest::new(
+                "setup",
+                ["mail"],
+            ))
+            .unwrap()
+        {
+            queue.complete(&job.lease, None).unwrap();
+        }
+        crate::queue::enqueue_all(&queue, &["mail"], limited);
+    }
     let _stream = queue.bus().subscribe(1024);
     let mut settings = RunnerSettings::default();
     settings.workers = workers;
-    let runner = Runner::new(queue.clone(), vec![noop()], settings).unwrap();
+    let runner = Runner::new(queue.clone(), handlers, settings).unwrap();
     let done = all_done.notified();
     if let Producer::Before = producer {
         crate::queue::enqueue_all(&queue, &["noop"], n);
@@ -166,6 +210,31 @@ pub async fn measure(report: &mut Report) {
                 report.info(&name, count(value));
             }
         }
+    }
+    // A kind at its rate limit with a backlog, claimed beside: it must not slow the
+    // kinds that may run (measured in pairs, the same run without it first).
+    let name = format!(
+        "runner: {} jobs queued first, 4 workers, beside {} of a kind at its rate limit (of the same without it)",
+        count(n as f64),
+        count(n as f64)
+    );
+    if report.wants(&name) {
+        let mut ratios = Vec::new();
+        let mut beside = Vec::new();
+        for _ in 0..report.repeat {
+            let alone = end_to_end(n, 4, Producer::Before, 0).await;
+            let with = end_to_end_beside(n, 4, Producer::Before, 0, n).await;
+            ratios.push(with / alone);
+            beside.push(with);
+        }
+        let ratio = median(ratios);
+        report.checked(
+            &name,
+            format!("{} jobs/s", count(median(beside))),
+            format!("{:.0}% of the same without it", ratio * 100.0),
+            ">= 90%",
+            ratio >= 0.9,
+        );
     }
     let name = "runner: enqueue-to-start latency, idle runner, same process, p50 / p99 (ms)";
     if report.wants(name) {

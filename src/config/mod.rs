@@ -19,6 +19,9 @@
 //! [jobs.kind_limits]          # caps on running jobs per kind, across processes;
 //! embed = 1                   # these win over the handlers' own defaults
 //!
+//! [jobs.rate_limits]          # starts per window per kind, across processes;
+//! send-mail = "60/1m"         # these win over the handlers' own
+//!
 //! [schedules.morning-digest]  # a schedule, or changes to one the app declares
 //! kind = "digest"
 //! cron = "0 8 * * 1-5"        # or every = "15m"
@@ -45,7 +48,7 @@ use toml::Table;
 
 use crate::backoff::RetryPolicy;
 use crate::error::{Error, Result};
-use crate::model::{Cron, Priority};
+use crate::model::{Cron, Priority, RateLimit};
 use crate::store::Synchronous;
 
 mod reader;
@@ -114,6 +117,9 @@ pub struct SyncConfig {
 pub struct JobsConfig {
     /// `kind_limits`: caps per kind; they win over the handlers' defaults.
     pub kind_limits: HashMap<String, u32>,
+    /// `rate_limits`: starts per window per kind (`"60/1m"`); they win over the
+    /// handlers' own.
+    pub rate_limits: HashMap<String, RateLimit>,
     /// `workers`: jobs run at once.
     pub workers: Option<u32>,
     /// `lease_seconds`.

@@ -11,7 +11,7 @@ use super::{JobsConfig, ScheduleConfig, SyncConfig};
 
 use crate::backoff::RetryPolicy;
 use crate::error::{Error, Result};
-use crate::model::{truncate_chars, Cron, Priority, MAX_ERROR_CHARS};
+use crate::model::{truncate_chars, Cron, Priority, RateLimit, MAX_ERROR_CHARS};
 
 /// The highest `payload_version` a section may give.
 const MAX_PAYLOAD_VERSION: u32 = 1_000_000;
@@ -46,6 +46,7 @@ impl Reader {
             let name = format!("jobs.{key}");
             match key.as_str() {
                 "kind_limits" => jobs.kind_limits = self.limits(&name, value)?,
+                "rate_limits" => jobs.rate_limits = self.rate_limits(&name, value)?,
                 "workers" => jobs.workers = Some(self.integer(&name, value, 1, 1024)?),
                 "lease_seconds" => {
                     jobs.lease = Some(Duration::from_secs(
@@ -241,6 +242,35 @@ impl Reader {
                     kind.clone(),
                     self.integer(&format!("{name}.{kind}"), cap, 0, 1_000_000)?,
                 ))
+            })
+            .collect()
+    }
+
+    /// `kind = "N/window"`: N starts (1 to a million) per window (a duration string).
+    fn rate_limits(&self, name: &str, value: &Value) -> Result<HashMap<String, RateLimit>> {
+        let table = value.as_table().ok_or_else(|| {
+            self.error(
+                name,
+                format!("expected a table, found {}", value.type_str()),
+            )
+        })?;
+        table
+            .iter()
+            .map(|(kind, limit)| {
+                let key = format!("{name}.{kind}");
+                let shape = || self.error(&key, "expected \"starts/window\", such as \"60/1m\"");
+                let (starts, window) = limit
+                    .as_str()
+                    .and_then(|text| text.split_once('/'))
+                    .ok_or_else(shape)?;
+                let starts: u32 = starts.trim().parse().map_err(|_| shape())?;
+                if !(1..=1_000_000).contains(&starts) {
+                    return Err(
+                        self.error(&key, format!("{starts} starts is not from 1 to 1000000"))
+                    );
+                }
+                let window = self.duration(&key, &Value::String(window.trim().to_owned()))?;
+                Ok((kind.clone(), RateLimit::new(starts, window)))
             })
             .collect()
     }

@@ -34,6 +34,8 @@ fn a_full_file_parses() {
         [jobs.kind_limits]
         embed = 1
         "weird kind" = 0
+        [jobs.rate_limits]
+        send-mail = "60/1m"
         "#,
     )
     .unwrap();
@@ -49,6 +51,10 @@ fn a_full_file_parses() {
     assert_eq!(jobs.synchronous, Some(Synchronous::Full));
     assert_eq!(jobs.kind_limits.get("embed"), Some(&1));
     assert_eq!(jobs.kind_limits.get("weird kind"), Some(&0));
+    assert_eq!(
+        jobs.rate_limits.get("send-mail"),
+        Some(&crate::model::RateLimit::new(60, Duration::from_secs(60)))
+    );
 }
 
 #[test]
@@ -108,6 +114,21 @@ fn errors_name_the_key() {
             "expected a table",
         ),
         ("jobs = 1", "jobs", "expected a table"),
+        (
+            "[jobs.rate_limits]\nmail = 60",
+            "jobs.rate_limits.mail",
+            "starts/window",
+        ),
+        (
+            "[jobs.rate_limits]\nmail = \"0/1m\"",
+            "jobs.rate_limits.mail",
+            "not from 1",
+        ),
+        (
+            "[jobs.rate_limits]\nmail = \"5/soon\"",
+            "jobs.rate_limits.mail",
+            "",
+        ),
         ("[job]\nworkers = 1", "job", "unknown section"),
         ("[jobs]\nretention_days = 0", "jobs.retention_days", "from"),
     ];

@@ -188,7 +188,8 @@ impl Runner {
         for kind in &kinds {
             queue.set_kind_limit(kind, request.limits.get(kind).copied())?;
             queue.set_kind_max_lease_expiries(kind, by_kind[kind].max_lease_expiries)?;
-            queue.set_rate_limit(kind, by_kind[kind].rate_limit)?;
+            let rate = settings.rate_limits.get(kind).copied();
+            queue.set_rate_limit(kind, rate.or(by_kind[kind].rate_limit))?;
         }
         request.kinds = kinds.clone();
         let (signals, inbox) = mpsc::channel();

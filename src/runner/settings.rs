@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use crate::config::JobsConfig;
-use crate::model::JobId;
+use crate::model::{JobId, RateLimit};
 use crate::queue::Finished;
 
 /// How the runner behaves; `config.toml`'s `[jobs]` section fills it.
@@ -22,6 +22,8 @@ pub struct RunnerSettings {
     pub retention: Option<Duration>,
     /// Caps per kind that win over the handlers' defaults.
     pub kind_limits: HashMap<String, u32>,
+    /// Rate limits per kind that win over the handlers' own.
+    pub rate_limits: HashMap<String, RateLimit>,
     /// This runner's worker id, fencing its leases; unique per process by default.
     pub worker_id: String,
 }
@@ -34,6 +36,7 @@ impl Default for RunnerSettings {
             poll_interval: Duration::from_secs(1),
             retention: Some(Duration::from_secs(7 * 86_400)),
             kind_limits: HashMap::new(),
+            rate_limits: HashMap::new(),
             worker_id: format!("runner-{}-{}", std::process::id(), rand::random::<u32>()),
         }
     }
@@ -86,6 +89,14 @@ impl RunnerSettings {
         self
     }
 
+    /// Limits `kind`'s starts, winning over the handler's own
+    /// ([`Handler::rate_limit`](crate::runner::Handler::rate_limit)).
+    #[must_use]
+    pub fn rate_limit(mut self, kind: impl Into<String>, limit: RateLimit) -> Self {
+        self.rate_limits.insert(kind.into(), limit);
+        self
+    }
+
     /// Sets the worker id that fences this runner's leases.
     #[must_use]
     pub fn worker_id(mut self, id: impl Into<String>) -> Self {
@@ -103,6 +114,7 @@ impl RunnerSettings {
             poll_interval: config.poll_interval.unwrap_or(defaults.poll_interval),
             retention: config.retention.or(defaults.retention),
             kind_limits: config.kind_limits.clone(),
+            rate_limits: config.rate_limits.clone(),
             worker_id: defaults.worker_id,
         }
     }

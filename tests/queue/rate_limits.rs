@@ -169,3 +169,25 @@ fn the_runner_stores_a_handlers_limit_and_runs_the_backlog_at_its_pace() {
             assert_eq!(done(&backend), 5);
         });
 }
+
+#[test]
+fn config_toml_wins_over_the_handlers_limit() {
+    use tauri_plugin_jobs::config::Config;
+    use tauri_plugin_jobs::runner::{Handler, JobContext, RunnerSettings};
+    use tauri_plugin_jobs::testing::Backend;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    std::fs::write(&path, "[jobs.rate_limits]\nmail = \"1/2m\"\n").unwrap();
+    let config = Config::load(&path).unwrap();
+    let backend = Backend::builder()
+        .handler(
+            Handler::new("mail", |n: u32, _ctx: JobContext| async move { Ok(n) })
+                .rate_limit(2, MIN),
+        )
+        .settings(RunnerSettings::from_config(&config.jobs))
+        .build();
+    assert_eq!(
+        backend.queue.rate_limit("mail").unwrap(),
+        Some(RateLimit::new(1, 2 * MIN))
+    );
+}
