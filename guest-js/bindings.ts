@@ -496,7 +496,7 @@ export type Job = {
 	 */
 	handlerMissing: boolean,
 	/**
-	 *  Queued, and its kind is at its rate limit ([`RateLimit`]): no job of it starts
+	 *  Queued, and its kind is at its rate limit ([`RateLimit`](super::RateLimit)): no job of it starts
 	 *  before this time.
 	 */
 	rateLimitedUntil?: Timestamp | null,

@@ -270,6 +270,9 @@ impl Reader {
                     );
                 }
                 let window = self.duration(&key, &Value::String(window.trim().to_owned()))?;
+                if u128::from(starts) > window.as_millis() {
+                    return Err(self.error(&key, "more starts than milliseconds in the window"));
+                }
                 Ok((kind.clone(), RateLimit::new(starts, window)))
             })
             .collect()

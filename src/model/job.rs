@@ -4,7 +4,6 @@
 
 use std::fmt;
 use std::str::FromStr;
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -283,7 +282,7 @@ pub struct Job {
     /// declared as run by agents): it waits for a build that has a handler, or for
     /// its kind to be retired.
     pub handler_missing: bool,
-    /// Queued, and its kind is at its rate limit ([`RateLimit`]): no job of it starts
+    /// Queued, and its kind is at its rate limit ([`RateLimit`](super::RateLimit)): no job of it starts
     /// before this time.
     #[serde(default)]
     pub rate_limited_until: Option<Timestamp>,
@@ -463,156 +462,4 @@ pub struct KindCount {
     /// before this time.
     #[serde(default)]
     pub rate_limited_until: Option<Timestamp>,
-}
-
-/// What an enqueue with a dedupe key does when a queued or running job of the same
-/// kind holds the key. Decided in the enqueue's transaction, so two processes
-/// enqueueing at once never make two jobs.
-///
-/// ```
-/// use std::time::Duration;
-/// use tauri_plugin_jobs::queue::{EnqueueOptions, OnDuplicate};
-///
-/// // "Reindex once the user has stopped typing for 2 s."
-/// let options = EnqueueOptions::new()
-///     .dedupe_key("reindex")
-///     .on_duplicate(OnDuplicate::Debounce(Duration::from_secs(2)));
-/// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum OnDuplicate {
-    /// The job holding the key stays as it is and nothing is added
-    /// ([`EnqueueOutcome::Kept`]).
-    #[default]
-    Keep,
-    /// A queued job holding the key takes the new payload, priority and payload
-    /// version; its start, attempts and id stay ([`EnqueueOutcome::Replaced`]). The
-    /// latest settings win.
-    Replace,
-    /// As `Replace`, and the queued job's start moves to now + the delay, so a burst
-    /// of enqueues runs once, after the burst has been quiet for the delay. A job
-    /// enqueued new waits the delay too.
-    Debounce(Duration),
-}
-
-/// What an enqueue did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[serde(rename_all = "camelCase")]
-#[non_exhaustive]
-pub enum EnqueueOutcome {
-    /// A new job was added.
-    Created,
-    /// A job held the dedupe key and stays as it was (`OnDuplicate::Keep`).
-    Kept,
-    /// The queued job holding the key took the new payload (and, debounced, its new
-    /// start).
-    Replaced,
-    /// The job holding the key is running, and is never changed: the new payload
-    /// runs after it, as one follow-up job under the same key, queued in the
-    /// transaction that ends the running one (a later replace or debounce while it
-    /// still runs changes that follow-up). The id is the running job's.
-    FollowUp,
-}
-
-/// At most `starts` starts of a kind in any window of `per`, across every runner,
-/// agent and process on the file: a burst of up to `starts`, then one start every
-/// `per / starts` (a generic cell rate, kept as one time per kind in `raw.db` and
-/// moved in the claim's transaction).
-///
-/// ```
-/// use std::time::Duration;
-/// use tauri_plugin_jobs::queue::RateLimit;
-///
-/// // A mail API that takes 60 requests a minute.
-/// let limit = RateLimit::new(60, Duration::from_secs(60));
-/// assert_eq!(limit.interval(), Duration::from_secs(1));
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct RateLimit {
-    /// Starts allowed in a window; at least 1.
-    pub starts: u32,
-    /// The window; at least a millisecond.
-    pub per: Duration,
-}
-
-impl RateLimit {
-    /// `starts` starts per `per` (`starts` at least 1, `per` at least 1 ms).
-    #[must_use]
-    pub fn new(starts: u32, per: Duration) -> Self {
-        RateLimit {
-            starts: starts.max(1),
-            per: per.max(Duration::from_millis(1)),
-        }
-    }
-
-    /// The steady spacing of starts: `per / starts`, rounded up to a millisecond, so
-    /// that no window ever holds more than `starts`.
-    #[must_use]
-    pub fn interval(&self) -> Duration {
-        Duration::from_millis(
-            interval_ms(duration_ms(self.per), i64::from(self.starts.max(1))) as u64,
-        )
-    }
-}
-
-fn duration_ms(duration: Duration) -> i64 {
-    i64::try_from(duration.as_millis())
-        .unwrap_or(i64::MAX)
-        .max(1)
-}
-
-fn interval_ms(window_ms: i64, starts: i64) -> i64 {
-    (window_ms.saturating_add(starts - 1) / starts).max(1)
-}
-
-/// A kind's rate limit as stored (`window_ms` per `starts`), and its state: the
-/// theoretical time of the next start (`tat`). Every claimer computes with these.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct RateState {
-    pub starts: u32,
-    pub window_ms: i64,
-    pub tat: Option<i64>,
-}
-
-impl RateState {
-    pub(crate) fn of(limit: RateLimit) -> (u32, i64) {
-        (limit.starts.max(1), duration_ms(limit.per))
-    }
-
-    fn interval(&self) -> i64 {
-        interval_ms(self.window_ms, i64::from(self.starts.max(1)))
-    }
-
-    /// How far ahead of now the next start may be booked: a full burst's worth.
-    fn tolerance(&self) -> i64 {
-        self.window_ms - self.interval()
-    }
-
-    /// How many starts are allowed at `now`.
-    pub(crate) fn room(&self, now: Timestamp) -> u32 {
-        let now = now.as_millis();
-        let tat = self.tat.unwrap_or(now).max(now);
-        let slack = now + self.tolerance() - tat;
-        if slack < 0 {
-            0
-        } else {
-            u32::try_from(slack / self.interval() + 1)
-                .unwrap_or(u32::MAX)
-                .min(self.starts)
-        }
-    }
-
-    /// When the next start is allowed (now or earlier when there is room).
-    pub(crate) fn free_at(&self) -> Option<Timestamp> {
-        self.tat
-            .map(|tat| Timestamp::from_millis(tat - self.tolerance()))
-    }
-
-    /// The state after `started` more starts at `now`.
-    pub(crate) fn spent(&self, started: u32, now: Timestamp) -> i64 {
-        let now = now.as_millis();
-        self.tat.unwrap_or(now).max(now) + i64::from(started) * self.interval()
-    }
 }

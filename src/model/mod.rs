@@ -18,6 +18,7 @@ mod health;
 mod job;
 mod local;
 mod patterns;
+mod policies;
 mod redact;
 mod sync;
 pub(crate) mod time;
@@ -25,14 +26,14 @@ pub(crate) mod time;
 pub use cron::{Cron, CronError};
 pub use health::{Health, HealthStatus};
 pub(crate) use job::percent;
-pub(crate) use job::RateState;
 pub use job::{
-    Actor, EnqueueOutcome, Job, JobEnded, JobFilter, JobId, JobProgressValue, JobStatus, KindCount,
-    OnDuplicate, Priority, RateLimit,
+    Actor, Job, JobEnded, JobFilter, JobId, JobProgressValue, JobStatus, KindCount, Priority,
 };
 pub use local::{LocalJob, LocalJobId, LocalJobStatus, LocalRunEvent, MAX_LOCAL_RESULT_BYTES};
 pub(crate) use patterns::to_sql_glob;
 pub use patterns::Patterns;
+pub(crate) use policies::RateState;
+pub use policies::{EnqueueOutcome, OnDuplicate, RateLimit};
 pub(crate) use redact::truncate_chars;
 pub use redact::{redact, sanitize_error, MAX_ERROR_CHARS};
 pub use sync::{SkipReason, SyncOutcome};

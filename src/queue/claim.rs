@@ -318,18 +318,31 @@ impl Queue {
         let now = self.db().now();
         self.db().read(|conn| {
             let mut earliest: Option<Timestamp> = None;
+            let mut rate_bound = Vec::new();
             for kind in &request.kinds {
-                // A kind at its rate limit is claimable again when the limit frees a
-                // start: the claimer sleeps until then, not a poll.
                 let room = room(conn, request, kind, now)?;
-                let not_before = match (room.now, room.rate) {
-                    (0, Some(rate)) if room.rate_bound => rate.free_at(),
-                    (0, _) => continue,
-                    _ => None,
-                };
+                match (room.now, room.rate.and_then(|rate| rate.free_at())) {
+                    // At its rate limit: claimable again when the limit frees a start
+                    // (the claimer sleeps until then, not a poll). Looked at last.
+                    (0, Some(free)) if room.rate_bound => rate_bound.push((kind, free)),
+                    (0, _) => {}
+                    _ => {
+                        let version = known_version(request, &specs, kind);
+                        if let Some(at) = jobs::next_run_at(conn, kind, version)? {
+                            earliest = Some(earliest.map_or(at, |e| e.min(at)));
+                        }
+                    }
+                }
+            }
+            // A kind whose limit frees a start only after the earliest found so far
+            // cannot move it: its backlog is not read at all.
+            for (kind, free) in rate_bound {
+                if earliest.is_some_and(|e| e <= free) {
+                    continue;
+                }
                 let version = known_version(request, &specs, kind);
                 if let Some(at) = jobs::next_run_at(conn, kind, version)? {
-                    let at = not_before.map_or(at, |free| at.max(free));
+                    let at = at.max(free);
                     earliest = Some(earliest.map_or(at, |e| e.min(at)));
                 }
             }
@@ -474,9 +487,6 @@ fn claim_in(
             to: JobStatus::Running,
             attempt: job.attempts,
         });
-        if let Some(entry) = limited.iter_mut().find(|(limited, ..)| *limited == kind) {
-            entry.2 += 1;
-        }
         let fence = Fence {
             id: job.id,
             worker: &request.worker,
@@ -500,6 +510,11 @@ fn claim_in(
             changes.extend(follow_up);
             continue;
         }
+        // A start that runs counts against the kind's rate limit; a refused one did
+        // not call anything.
+        if let Some(entry) = limited.iter_mut().find(|(limited, ..)| *limited == kind) {
+            entry.2 += 1;
+        }
         let lease = Lease {
             job_id: job.id,
             kind: job.kind.clone(),
@@ -515,7 +530,7 @@ fn claim_in(
     // claimer sees it at once.
     for (kind, rate, started) in limited {
         if started > 0 {
-            jobs::set_rate_tat(tx, kind, rate.spent(started, now))?;
+            jobs::set_rate_next(tx, kind, rate.spent(started, now))?;
         }
     }
     Ok(claimed)

@@ -303,8 +303,9 @@ impl Handler {
         self
     }
 
-    /// At most `starts` starts of this kind per `per`, across every runner, agent and
-    /// process on the file: for a service with a quota (a mail API's 60 a minute). The
+    /// At most `starts` starts of this kind per `per`, spread evenly (one every
+    /// `per / starts`), across every runner, agent and process on the file: for a
+    /// service with a quota (a mail API's 60 a minute). The
     /// runner stores it in `raw.db` when it is made ([`Queue::set_rate_limit`]); jobs
     /// beyond it wait queued, and an idle runner sleeps until a start is free.
     ///

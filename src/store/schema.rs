@@ -256,16 +256,16 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ALTER TABLE jobs ADD COLUMN follow_up TEXT;
     "#,
     // 11: rate limits per kind, across every claimer of the file.
-    // - `rate_starts` per `rate_window_ms`: the limit (NULL: none).
-    // - `rate_tat`: the limit's state, a generic cell rate: the theoretical time of
-    //   the next start. A claim may start k more jobs while
-    //   `max(rate_tat, now) + (k - 1) * interval <= now + window - interval`, and moves
-    //   it on by `k * interval` in its own transaction.
+    // - `rate_starts` per `rate_window_ms`: the limit (NULL: none). Starts are spread
+    //   evenly, one every `window / starts` (rounded up to a millisecond), so no window
+    //   of that length holds more than `rate_starts`.
+    // - `rate_next`: the earliest time of the next start; a claim that starts a job of
+    //   the kind moves it to `max(rate_next, now) + interval` in its own transaction.
     r#"
     ALTER TABLE kinds ADD COLUMN rate_starts INTEGER CHECK (rate_starts IS NULL OR rate_starts >= 1);
     ALTER TABLE kinds ADD COLUMN rate_window_ms INTEGER
         CHECK (rate_window_ms IS NULL OR rate_window_ms >= 1);
-    ALTER TABLE kinds ADD COLUMN rate_tat INTEGER;
+    ALTER TABLE kinds ADD COLUMN rate_next INTEGER;
     "#,
 ];
 

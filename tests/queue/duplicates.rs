@@ -238,3 +238,21 @@ fn replace_and_debounce_need_a_key_and_a_debounce_sets_the_start_itself() {
     assert!(refused.to_string().contains("on_duplicate"), "{refused}");
     assert!(h.queue.list(&JobFilter::default()).unwrap().is_empty());
 }
+
+#[test]
+fn cancelling_a_running_job_drops_its_follow_up() {
+    let h = Harness::new();
+    let first = h
+        .queue
+        .enqueue("save", &1, keyed(OnDuplicate::Replace))
+        .unwrap();
+    let running = claim_one(&h.queue, "w", "save").unwrap();
+    h.queue
+        .enqueue("save", &2, keyed(OnDuplicate::Replace))
+        .unwrap();
+    assert_eq!(h.queue.cancel(first.id).unwrap(), CancelOutcome::Requested);
+    h.queue.finish(&running.lease, Outcome::Cancelled).unwrap();
+    // Nothing runs after a cancelled job: its follow-up went with the cancel.
+    assert!(claim_one(&h.queue, "w", "save").is_none());
+    assert_eq!(h.queue.list(&JobFilter::default()).unwrap().len(), 1);
+}

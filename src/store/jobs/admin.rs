@@ -121,7 +121,8 @@ pub(crate) fn cancel(
         }
         JobStatus::Running => {
             tx.prepare_cached(
-                "UPDATE jobs SET cancel_requested = 1, updated_at = ?2 WHERE id = ?1",
+                "UPDATE jobs SET cancel_requested = 1, follow_up = NULL, updated_at = ?2 \
+                 WHERE id = ?1",
             )?
             .execute(params![id.raw(), now.as_millis()])?;
             Ok(CancelFound::Requested)
@@ -222,7 +223,7 @@ pub(crate) fn cancel_kind(
     tally(tx, kind, JobStatus::Cancelled, cancelled.len() as i64)?;
     let asked = tx
         .prepare_cached(
-            "UPDATE jobs SET cancel_requested = 1, updated_at = ?2 \
+            "UPDATE jobs SET cancel_requested = 1, follow_up = NULL, updated_at = ?2 \
              WHERE kind = ?1 AND status = 'running' AND cancel_requested = 0",
         )?
         .execute(params![kind, now.as_millis()])?;

@@ -142,8 +142,10 @@ struct FollowUp {
 }
 
 fn set_follow_up(tx: &Transaction<'_>, id: i64, row: &NewRow<'_>) -> Result<()> {
-    let delay_ms = matches!(row.on_duplicate, OnDuplicate::Debounce(_))
-        .then(|| row.run_at.as_millis() - row.now.as_millis());
+    // A debounce's wait, or a delay the enqueue asked for, counts from the end of the
+    // running job.
+    let delay = row.run_at.as_millis().saturating_sub(row.now.as_millis());
+    let delay_ms = (delay > 0).then_some(delay);
     let follow_up = FollowUp {
         payload: row.payload.to_owned(),
         priority: row.priority.0,

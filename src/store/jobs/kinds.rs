@@ -20,20 +20,20 @@ pub(crate) struct KindSettings {
 pub(crate) fn kind_settings(conn: &Connection, kind: &str) -> Result<KindSettings> {
     Ok(conn
         .prepare_cached(
-            "SELECT max_running, paused, rate_starts, rate_window_ms, rate_tat \
+            "SELECT max_running, paused, rate_starts, rate_window_ms, rate_next \
              FROM kinds WHERE kind = ?1",
         )?
         .query_row([kind], |r| {
             let starts: Option<u32> = r.get(2)?;
             let window_ms: Option<i64> = r.get(3)?;
-            let tat: Option<i64> = r.get(4)?;
+            let next: Option<i64> = r.get(4)?;
             Ok(KindSettings {
                 cap: r.get(0)?,
                 paused: r.get(1)?,
                 rate: starts.zip(window_ms).map(|(starts, window_ms)| RateState {
                     starts,
                     window_ms,
-                    tat,
+                    next,
                 }),
             })
         })
@@ -41,9 +41,10 @@ pub(crate) fn kind_settings(conn: &Connection, kind: &str) -> Result<KindSetting
         .unwrap_or_default())
 }
 
-/// Stores the rate limit of `kind` (`None`: no limit): `starts` per `window_ms`. The
-/// state is kept when the limit changes, so a new limit counts the starts already
-/// booked.
+/// Stores the rate limit of `kind` (`None`: no limit): `starts` per `window_ms`. A
+/// start booked under the old limit is kept, but no later than one interval of the new
+/// one from now: a looser limit frees the kind soon, a stricter one counts the start
+/// already made.
 pub(crate) fn set_kind_rate_limit(
     tx: &Transaction<'_>,
     kind: &str,
@@ -51,28 +52,38 @@ pub(crate) fn set_kind_rate_limit(
     now: Timestamp,
 ) -> Result<()> {
     let (starts, window_ms) = limit.unzip();
+    let latest = limit.map(|(starts, window_ms)| {
+        let interval = RateState {
+            starts,
+            window_ms,
+            next: None,
+        }
+        .interval();
+        now.as_millis().saturating_add(interval)
+    });
     tx.prepare_cached(
         "INSERT INTO kinds (kind, rate_starts, rate_window_ms, updated_at) VALUES (?1, ?2, ?3, ?4) \
          ON CONFLICT (kind) DO UPDATE SET rate_starts = excluded.rate_starts, \
          rate_window_ms = excluded.rate_window_ms, \
-         rate_tat = CASE WHEN excluded.rate_starts IS NULL THEN NULL ELSE rate_tat END, \
+         rate_next = CASE WHEN excluded.rate_starts IS NULL THEN NULL \
+                          ELSE min(rate_next, ?5) END, \
          updated_at = excluded.updated_at",
     )?
-    .execute(params![kind, starts, window_ms, now.as_millis()])?;
+    .execute(params![kind, starts, window_ms, now.as_millis(), latest])?;
     Ok(())
 }
 
-/// Books `tat` as the next start of a rate-limited `kind` (in the claim's transaction).
-pub(crate) fn set_rate_tat(tx: &Transaction<'_>, kind: &str, tat: i64) -> Result<()> {
-    tx.prepare_cached("UPDATE kinds SET rate_tat = ?2 WHERE kind = ?1")?
-        .execute(params![kind, tat])?;
+/// Books `next` as the next start of a rate-limited `kind` (in the claim's transaction).
+pub(crate) fn set_rate_next(tx: &Transaction<'_>, kind: &str, next: i64) -> Result<()> {
+    tx.prepare_cached("UPDATE kinds SET rate_next = ?2 WHERE kind = ?1")?
+        .execute(params![kind, next])?;
     Ok(())
 }
 
 /// Every rate-limited kind with its state, for reads that say why a job waits.
 pub(crate) fn rate_limits(conn: &Connection) -> Result<Vec<(String, RateState)>> {
     let mut statement = conn.prepare_cached(
-        "SELECT kind, rate_starts, rate_window_ms, rate_tat FROM kinds \
+        "SELECT kind, rate_starts, rate_window_ms, rate_next FROM kinds \
          WHERE rate_starts IS NOT NULL AND rate_window_ms IS NOT NULL",
     )?;
     let rows = statement.query_map([], |r| {
@@ -81,7 +92,7 @@ pub(crate) fn rate_limits(conn: &Connection) -> Result<Vec<(String, RateState)>>
             RateState {
                 starts: r.get(1)?,
                 window_ms: r.get(2)?,
-                tat: r.get(3)?,
+                next: r.get(3)?,
             },
         ))
     })?;
