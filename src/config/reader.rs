@@ -228,7 +228,13 @@ impl Reader {
         Ok(duration)
     }
 
-    fn limits(&self, name: &str, value: &Value) -> Result<HashMap<String, u32>> {
+    /// A table of kinds, each value read by `read` with its key (`jobs.<table>.<kind>`).
+    fn per_kind<T>(
+        &self,
+        name: &str,
+        value: &Value,
+        read: impl Fn(&str, &Value) -> Result<T>,
+    ) -> Result<HashMap<String, T>> {
         let table = value.as_table().ok_or_else(|| {
             self.error(
                 name,
@@ -237,45 +243,32 @@ impl Reader {
         })?;
         table
             .iter()
-            .map(|(kind, cap)| {
-                Ok((
-                    kind.clone(),
-                    self.integer(&format!("{name}.{kind}"), cap, 0, 1_000_000)?,
-                ))
-            })
+            .map(|(kind, value)| Ok((kind.clone(), read(&format!("{name}.{kind}"), value)?)))
             .collect()
+    }
+
+    fn limits(&self, name: &str, value: &Value) -> Result<HashMap<String, u32>> {
+        self.per_kind(name, value, |key, cap| self.integer(key, cap, 0, 1_000_000))
     }
 
     /// `kind = "N/window"`: N starts (1 to a million) per window (a duration string).
     fn rate_limits(&self, name: &str, value: &Value) -> Result<HashMap<String, RateLimit>> {
-        let table = value.as_table().ok_or_else(|| {
-            self.error(
-                name,
-                format!("expected a table, found {}", value.type_str()),
-            )
-        })?;
-        table
-            .iter()
-            .map(|(kind, limit)| {
-                let key = format!("{name}.{kind}");
-                let shape = || self.error(&key, "expected \"starts/window\", such as \"60/1m\"");
-                let (starts, window) = limit
-                    .as_str()
-                    .and_then(|text| text.split_once('/'))
-                    .ok_or_else(shape)?;
-                let starts: u32 = starts.trim().parse().map_err(|_| shape())?;
-                if !(1..=1_000_000).contains(&starts) {
-                    return Err(
-                        self.error(&key, format!("{starts} starts is not from 1 to 1000000"))
-                    );
-                }
-                let window = self.duration(&key, &Value::String(window.trim().to_owned()))?;
-                if u128::from(starts) > window.as_millis() {
-                    return Err(self.error(&key, "more starts than milliseconds in the window"));
-                }
-                Ok((kind.clone(), RateLimit::new(starts, window)))
-            })
-            .collect()
+        self.per_kind(name, value, |key, limit| {
+            let shape = || self.error(key, "expected \"starts/window\", such as \"60/1m\"");
+            let (starts, window) = limit
+                .as_str()
+                .and_then(|text| text.split_once('/'))
+                .ok_or_else(shape)?;
+            let starts: u32 = starts.trim().parse().map_err(|_| shape())?;
+            if !(1..=1_000_000).contains(&starts) {
+                return Err(self.error(key, format!("{starts} starts is not from 1 to 1000000")));
+            }
+            let window = self.duration(key, &Value::String(window.trim().to_owned()))?;
+            if u128::from(starts) > window.as_millis() {
+                return Err(self.error(key, "more starts than milliseconds in the window"));
+            }
+            Ok(RateLimit::new(starts, window))
+        })
     }
 
     fn integer(&self, name: &str, value: &Value, min: u32, max: u32) -> Result<u32> {

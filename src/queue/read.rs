@@ -35,7 +35,8 @@ impl Queue {
     /// and those of kinds at their rate limit with the time it frees a start.
     fn mark_handled(&self, jobs: &mut [Job]) {
         let specs = self.db().kinds().specs();
-        let limited = self.rate_limited_until();
+        let limited =
+            self.rate_limited_until(jobs.iter().any(|job| job.status == JobStatus::Queued));
         for job in jobs {
             let queued = job.status == JobStatus::Queued;
             job.handler_missing = queued && !specs.contains_key(&job.kind);
@@ -43,9 +44,13 @@ impl Queue {
         }
     }
 
-    /// The kinds at their rate limit now, with the time each frees a start. A failed
-    /// read leaves the marks off rather than failing the read they decorate.
-    fn rate_limited_until(&self) -> std::collections::HashMap<String, Timestamp> {
+    /// The kinds at their rate limit now, with the time each frees a start; read only
+    /// when `any_queued` (only queued jobs are marked). A failed read leaves the marks
+    /// off rather than failing the read they decorate.
+    fn rate_limited_until(&self, any_queued: bool) -> std::collections::HashMap<String, Timestamp> {
+        if !any_queued {
+            return std::collections::HashMap::new();
+        }
         let now = self.db().now();
         let limits = self.db().read(jobs::rate_limits).unwrap_or_default();
         limits
@@ -90,7 +95,8 @@ impl Queue {
     pub fn counts(&self) -> Result<Vec<KindCount>> {
         let mut counts = self.db().read(jobs::counts)?;
         let specs = self.db().kinds().specs();
-        let limited = self.rate_limited_until();
+        let limited =
+            self.rate_limited_until(counts.iter().any(|count| count.status == JobStatus::Queued));
         for count in &mut counts {
             let queued = count.status == JobStatus::Queued;
             count.handler_missing = queued && !specs.contains_key(&count.kind);

@@ -256,3 +256,30 @@ fn cancelling_a_running_job_drops_its_follow_up() {
     assert!(claim_one(&h.queue, "w", "save").is_none());
     assert_eq!(h.queue.list(&JobFilter::default()).unwrap().len(), 1);
 }
+
+#[test]
+fn a_follow_up_publishes_its_own_queued_when_it_is_queued() {
+    let h = Harness::new();
+    let first = h
+        .queue
+        .enqueue("save", &1, keyed(OnDuplicate::Replace))
+        .unwrap();
+    let running = claim_one(&h.queue, "w", "save").unwrap();
+    h.queue
+        .enqueue("save", &2, keyed(OnDuplicate::Replace))
+        .unwrap();
+    let mark = h.events.lock().unwrap().len();
+    h.queue.complete(&running.lease, None).unwrap();
+    let events = h.events.lock().unwrap();
+    let heard: Vec<_> = events[mark..]
+        .iter()
+        .map(|e| (e.id, e.from, e.to))
+        .collect();
+    assert_eq!(heard.len(), 2, "{heard:?}");
+    assert_eq!(
+        heard[0],
+        (first.id, Some(JobStatus::Running), JobStatus::Succeeded)
+    );
+    assert_ne!(heard[1].0, first.id);
+    assert_eq!((heard[1].1, heard[1].2), (None, JobStatus::Queued));
+}
