@@ -410,6 +410,7 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
             parent: null,
             onDuplicate: null,
             debounceMs: null,
+            constraints: null,
             ...options,
         };
     }

@@ -62,6 +62,27 @@ queue.set_rate_limit("send-mail", Some(RateLimit::new(60, Duration::from_secs(60
     Ok(())
 }
 
+/// "Constraints".
+#[rustfmt::skip]
+fn constraints() -> Result<(), Box<dyn Error>> {
+use std::time::Duration;
+use tauri_plugin_jobs::conditions::FakeConditions;
+use tauri_plugin_jobs::queue::{Constraints, EnqueueOptions, Queue, QueueOptions};
+use tauri_plugin_jobs::runner::{Handler, JobContext};
+
+// Every re-embed waits for a charger: the handler says so...
+let reembed = Handler::new("reembed", |mailbox: String, _ctx: JobContext| async move { Ok(mailbox) })
+    .constraints(Constraints::none().ac_power());
+// ...and one download waits for an unmetered network and a user away for 5 minutes.
+let conditions = FakeConditions::new(); // the plugin reads the OS (SystemConditions)
+let queue = Queue::open("raw.db", QueueOptions::new().conditions(conditions.clone()))?;
+let needs = Constraints::none().unmetered_network().user_idle_for(Duration::from_secs(300));
+queue.enqueue("download-model", &"llm-7b", EnqueueOptions::new().constraints(needs))?;
+conditions.set_metered_network(Some(true)); // a phone's hotspot: it waits
+    drop(reembed);
+    Ok(())
+}
+
 /// "The runner".
 #[rustfmt::skip]
 async fn runner() -> Result<(), Box<dyn Error>> {
@@ -114,6 +135,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     durable_queue()?;
     debounce_and_replace()?;
     rate_limits()?;
+    constraints()?;
     tokio::runtime::Runtime::new()?.block_on(runner())?;
     println!("the README's snippets ran");
     Ok(())

@@ -191,6 +191,45 @@ export type CommandError = {
 	message: string,
 };
 
+/**
+ *  What a job needs of the machine before it may start: a charger, a battery not
+ *  below a level, an unmetered network, a user away from the keyboard. A job whose
+ *  constraints are not met is claimed by no runner, agent or process; it starts once
+ *  they are (a change of the condition wakes the runner; waiting costs nothing).
+ * 
+ *  Set for a kind ([`Queue::set_constraints`](crate::queue::Queue::set_constraints),
+ *  [`Handler::constraints`](crate::runner::Handler::constraints)) or for one job at
+ *  enqueue ([`EnqueueOptions::constraints`](crate::queue::EnqueueOptions::constraints));
+ *  a job needs both. What the machine cannot tell (no battery, no NetworkManager, no
+ *  idle time from the desktop) counts as met.
+ * 
+ *  ```
+ *  use std::time::Duration;
+ *  use tauri_plugin_jobs::queue::Constraints;
+ * 
+ *  // Re-embed the mailbox on a charger, over Wi-Fi at home, while the user is away.
+ *  let needs = Constraints::none()
+ *      .ac_power()
+ *      .unmetered_network()
+ *      .user_idle_for(Duration::from_secs(300));
+ *  assert!(needs.ac_power && needs.unmetered_network);
+ *  assert_eq!(needs.user_idle_secs, Some(300));
+ *  ```
+ */
+export type Constraints = {
+	/**  Plugged in to a charger (or no battery at all). */
+	acPower?: boolean,
+	/**  On a charger, or the battery at least this many percent (1 to 100). */
+	batteryAtLeast?: number | null,
+	/**
+	 *  On a network the system does not mark as metered (a phone's hotspot, a
+	 *  capped plan).
+	 */
+	unmeteredNetwork?: boolean,
+	/**  The user has not touched the keyboard or mouse for at least this many seconds. */
+	userIdleSecs?: number | null,
+};
+
 /**  What an enqueue does when a job of the same kind already holds the dedupe key. */
 export type DuplicateArg = 
 /**  The job holding the key stays; nothing is added. */
@@ -226,6 +265,12 @@ export type EnqueueArgs = {
 	onDuplicate: DuplicateArg | null,
 	/**  The wait of a debounce, in milliseconds; only with `onDuplicate: "debounce"`. */
 	debounceMs: number | null,
+	/**
+	 *  What the job needs of the machine before it starts (beside its kind's): a
+	 *  charger, a battery level (1 to 100), an unmetered network, the user idle for
+	 *  some seconds (1 to a day).
+	 */
+	constraints: Constraints | null,
 };
 
 /**  What an enqueue did. */
@@ -500,6 +545,13 @@ export type Job = {
 	 *  before this time.
 	 */
 	rateLimitedUntil?: Timestamp | null,
+	/**  What the job itself needs of the machine (its kind may need more). */
+	constraints?: Constraints,
+	/**
+	 *  Queued, and the machine does not meet what it (or its kind) needs: what it
+	 *  waits for ("a charger"). Empty otherwise.
+	 */
+	waitingFor?: WaitingFor[],
 };
 
 /**  A finished durable job was deleted (by an operator, not by retention). */
@@ -659,6 +711,11 @@ export type KindCount = {
 	 *  before this time.
 	 */
 	rateLimitedUntil?: Timestamp | null,
+	/**
+	 *  The count is of queued jobs whose kind needs what the machine does not offer
+	 *  now (jobs' own constraints are on each job).
+	 */
+	waitingFor?: WaitingFor[],
 };
 
 /**  Claims of a job kind were paused or resumed, in every process. */
@@ -1035,6 +1092,24 @@ export type Trigger =
 "wake";
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
+
+/**
+ *  A constraint a queued job waits for ([`Job::waiting_for`](crate::queue::Job)), for
+ *  the UI to say why ("waiting for a charger").
+ */
+export type WaitingFor = 
+/**  A charger. */
+{ condition: "acPower" } | 
+/**  A charger or the battery at `atLeast` percent. */
+{ condition: "battery"; 
+/**  The level asked for. */
+atLeast: number } | 
+/**  A network that is not metered. */
+{ condition: "unmeteredNetwork" } | 
+/**  The user idle for `secs` seconds. */
+{ condition: "userIdle"; 
+/**  The idle time asked for. */
+secs: number };
 
 /* Tauri Specta runtime */
 async function typedError<T, E>(result: Promise<T>): Promise<{ status: "ok"; data: T } | { status: "error"; error: E }> {

@@ -111,6 +111,7 @@ describe("commands", () => {
         parent: null,
         onDuplicate: null,
         debounceMs: null,
+        constraints: null,
       },
     });
   });

@@ -87,6 +87,7 @@ function enqueueArgs(options: Partial<EnqueueArgs>): EnqueueArgs {
     parent: null,
     onDuplicate: null,
     debounceMs: null,
+    constraints: null,
     ...options,
   };
 }

@@ -228,6 +228,24 @@ describe("inspector", () => {
     inspector.destroy();
   });
 
+  it("a job that waits for the machine says what for", async () => {
+    backend(
+      [
+        job(1, { kind: "embed", waitingFor: [{ condition: "acPower" }, { condition: "userIdle", secs: 300 }] }),
+        job(2),
+      ],
+      false,
+    );
+    const host = document.createElement("div");
+    const inspector = mountInspector(host);
+    await inspector.ready;
+    const root = host.shadowRoot!;
+    const status = (id: number) => (root.querySelector(`#jobs tr[data-id="${id}"] td.status`) as HTMLElement).textContent;
+    expect(status(1)).toContain("waiting for a charger and you to be away for 5 min");
+    expect(status(2)).not.toContain("waiting");
+    inspector.destroy();
+  });
+
   it("an id in an event never becomes a selector", async () => {
     const jobs = [job(1), job(2)];
     backend(jobs, false);

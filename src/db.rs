@@ -18,10 +18,11 @@ use rusqlite::{Connection, Transaction};
 
 use crate::bus::{EventBus, JobStateChanged, PluginHealth};
 use crate::clock::{Clock, SleepWatch, Timestamp};
+use crate::conditions::ConditionSource;
 use crate::error::Result;
 use crate::kinds::Kinds;
 use crate::locks::lock;
-use crate::model::{truncate_chars, Health, JobId, JobStatus};
+use crate::model::{truncate_chars, Conditions, Health, JobId, JobStatus};
 use crate::random::RandomSource;
 use crate::store::integrity::{Check, Integrity};
 use crate::store::jobs::Change;
@@ -80,6 +81,7 @@ struct Inner {
     random: Arc<dyn RandomSource>,
     bus: EventBus,
     kinds: Kinds,
+    conditions: Arc<dyn ConditionSource>,
     hooks: Hooks,
     // Mutex: changed when a runner goes idle or busy, never on a hot path.
     watching: Mutex<Watching>,
@@ -111,6 +113,7 @@ impl Db {
         random: Arc<dyn RandomSource>,
         bus: EventBus,
         kinds: Kinds,
+        conditions: Arc<dyn ConditionSource>,
     ) -> Result<Db> {
         let integrity_delay = store.integrity_delay;
         let store = Store::open(path, store)?;
@@ -124,6 +127,14 @@ impl Db {
                 report_integrity(&file, found, &bus, &*clock);
             })
         };
+        let hooks: Hooks = Arc::new(Mutex::new(Vec::new()));
+        // A change of power or network may make constrained jobs claimable.
+        let weak = Arc::downgrade(&hooks);
+        conditions.on_change(Box::new(move || {
+            if let Some(hooks) = weak.upgrade() {
+                tell(&hooks, Notice::Runnable);
+            }
+        }));
         Ok(Db {
             inner: Arc::new(Inner {
                 path: store.path().to_owned(),
@@ -133,7 +144,8 @@ impl Db {
                 random,
                 bus,
                 kinds,
-                hooks: Arc::new(Mutex::new(Vec::new())),
+                conditions,
+                hooks,
                 watching: Mutex::new(Watching::default()),
                 sleep: SleepWatch::default(),
                 integrity,
@@ -175,6 +187,16 @@ impl Db {
     /// The bus state changes are published on.
     pub(crate) fn bus(&self) -> &EventBus {
         &self.inner.bus
+    }
+
+    /// The machine's conditions at `now`, for jobs with constraints.
+    pub(crate) fn conditions(&self, now: Timestamp) -> Conditions {
+        self.inner.conditions.conditions(now)
+    }
+
+    /// Where the conditions come from.
+    pub(crate) fn condition_source(&self) -> &Arc<dyn ConditionSource> {
+        &self.inner.conditions
     }
 
     /// The kinds registered on this handle, and the defaults for the others.

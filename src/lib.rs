@@ -14,7 +14,7 @@
 //! model
 //! locks panics random json tempdir watch
 //! clock error backoff
-//! kinds bus health progress
+//! kinds bus health progress conditions
 //! store
 //! config background
 //! db
@@ -37,7 +37,8 @@
 //!   `watch` (a wake-up when any process writes `raw.db`'s write-ahead log).
 //! - [`bus`]: typed events, with handlers that never miss one and bounded streams that
 //!   drop the oldest; [`health`] re-exports the health model it carries; `progress`
-//!   throttles progress reports to about one event a percent.
+//!   throttles progress reports to about one event a percent; [`conditions`]: where
+//!   the machine's power, network and idle time come from, for jobs with constraints.
 //! - `store`: `raw.db` itself: opening it safely, migrations, and every line of SQL.
 //! - [`config`]: `config.toml`, strict; `background`: the loop the scheduler and the
 //!   sync engine run.
@@ -94,6 +95,7 @@ pub mod clock;
 mod error;
 
 pub mod bus;
+pub mod conditions;
 pub mod health;
 mod kinds;
 mod progress;

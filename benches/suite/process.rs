@@ -1,7 +1,8 @@
 //! Figures that need a process of their own: enqueue-to-start latency from another
-//! process, idle CPU and thread wake-ups in seven idle states (an empty queue, a backlog
-//! behind a full cap, a paused kind or a spent rate limit, jobs waiting out a backoff, a locked file,
-//! throttled sync targets), and resident memory against the number of queued jobs. The
+//! process, idle CPU and thread wake-ups in nine idle states (an empty queue, a backlog
+//! behind a full cap, a paused kind, a spent rate limit, a kind or jobs that need a
+//! charger on battery, jobs waiting out a backoff, a locked file, throttled sync
+//! targets), and resident memory against the number of queued jobs. The
 //! suite runs its own binary again with `--child <role> ...` for each.
 
 use std::path::Path;
@@ -90,6 +91,14 @@ pub async fn measure(report: &mut Report) {
         (
             "ratelimited",
             "idle: 10,000 queued of a kind at its rate limit (1 an hour)",
+        ),
+        (
+            "onbattery",
+            "idle: 10,000 queued of a kind that needs a charger, on battery",
+        ),
+        (
+            "jobsonbattery",
+            "idle: 10,000 queued that each need a charger, on battery",
         ),
         ("backoff", "idle: 1,000 jobs waiting out a backoff"),
         (
@@ -312,7 +321,10 @@ async fn idle(state: &str, secs: u64) {
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("raw.db");
-    let queue = Queue::open(&path, crate::queue::options()).unwrap();
+    // On battery, for the constrained states; nothing else has constraints.
+    let conditions = tauri_plugin_jobs::conditions::FakeConditions::new();
+    conditions.set_on_ac_power(Some(false));
+    let queue = Queue::open(&path, crate::queue::options().conditions(conditions)).unwrap();
     let many = |kind: &str, n: usize, options: EnqueueOptions| {
         queue
             .enqueue_batch((0..n).map(|i| NewJob::new(kind, json!(i)).options(options.clone())))
@@ -366,6 +378,24 @@ async fn idle(state: &str, secs: u64) {
             ));
             // The hour's one start is spent at once; the rest wait for the next.
             many("noop", 10_000, EnqueueOptions::new());
+        }
+        "onbattery" => {
+            let charger = tauri_plugin_jobs::queue::Constraints::none().ac_power();
+            runner = Some(Runner::new(
+                queue.clone(),
+                vec![noop("noop").constraints(charger)],
+                RunnerSettings::default(),
+            ));
+            many("noop", 10_000, EnqueueOptions::new());
+        }
+        "jobsonbattery" => {
+            let charger = tauri_plugin_jobs::queue::Constraints::none().ac_power();
+            runner = Some(Runner::new(
+                queue.clone(),
+                vec![noop("noop")],
+                RunnerSettings::default(),
+            ));
+            many("noop", 10_000, EnqueueOptions::new().constraints(charger));
         }
         "backoff" => {
             runner = Some(Runner::new(

@@ -7,7 +7,7 @@
 import type { Actor, Job, JobFilter, JobStatus } from "../bindings";
 import { cancel, deleteJob, getJob, listJobs, retryJob } from "../index";
 import { ACTORS, STATUSES, mayHaveMore } from "./data";
-import { NO_HANDLER, h, json, progressCell, rowOf, time } from "./render";
+import { NO_HANDLER, h, json, progressCell, rowOf, time, waitingText } from "./render";
 import type { Shell } from "./types";
 
 /** Draws the Jobs tab into its panel; its functions read and draw it again. */
@@ -108,6 +108,8 @@ export function mountJobs(shell: Shell) {
   function statusText(job: Job): string {
     if (job.handlerMissing) return `${job.status} · no handler here`;
     if (job.rateLimitedUntil != null) return `${job.status} · rate limited until ${time(job.rateLimitedUntil)}`;
+    const waiting = waitingText(job.waitingFor);
+    if (waiting != null) return `${job.status} · ${waiting}`;
     return job.status;
   }
 

@@ -1,8 +1,10 @@
 /**
  * How the inspector draws: elements whose strings are always set as text, never
  * parsed as HTML, the cells its tables share (times, durations, JSON, progress), and
- * the row of a job found by its id.
+ * the row of a job found by its id, and what a waiting job waits for.
  */
+
+import type { WaitingFor } from "../bindings";
 
 /** Attributes; `on*` functions become listeners, `false` and empty values are left out. */
 type Attrs = Record<string, unknown>;
@@ -63,3 +65,21 @@ export function rowOf(tbody: Element, id: string | number): HTMLTableRowElement 
 
 /** What a job of a kind nobody runs here is waiting for. */
 export const NO_HANDLER = "waiting for a handler that is not registered in this app (a kind an update removed?)";
+
+/** What a queued job waits for, as a person would say it ("waiting for a charger"). */
+export function waitingText(waiting: readonly WaitingFor[] | null | undefined): string | null {
+  if (!waiting || waiting.length === 0) return null;
+  const words = waiting.map((w) => {
+    switch (w.condition) {
+      case "acPower":
+        return "a charger";
+      case "battery":
+        return `a charger or ${w.atLeast}% battery`;
+      case "unmeteredNetwork":
+        return "an unmetered network";
+      case "userIdle":
+        return `you to be away for ${duration(w.secs * 1000)}`;
+    }
+  });
+  return `waiting for ${words.join(" and ")}`;
+}

@@ -20,7 +20,7 @@ import {
 } from "../index";
 import { STATUSES } from "./data";
 import type { JobsTab } from "./jobs";
-import { NO_HANDLER, duration, h, progressCell, time } from "./render";
+import { NO_HANDLER, duration, h, progressCell, time, waitingText } from "./render";
 import type { Shell } from "./types";
 
 /** Sets up the table tabs (drawn when read); a schedule's last job opens in the Jobs tab. */
@@ -37,11 +37,14 @@ export function mountTables(shell: Shell, jobs: Pick<JobsTab, "select" | "sugges
     const kinds = new Map<string, Map<JobStatus, number>>();
     const unhandled = new Set<string>();
     const limited = new Map<string, number>();
-    for (const { kind, status, count, handlerMissing, rateLimitedUntil } of counts as KindCount[]) {
+    const waiting = new Map<string, string>();
+    for (const { kind, status, count, handlerMissing, rateLimitedUntil, waitingFor } of counts as KindCount[]) {
       if (!kinds.has(kind)) kinds.set(kind, new Map());
       kinds.get(kind)!.set(status, count);
       if (handlerMissing) unhandled.add(kind);
       if (rateLimitedUntil != null) limited.set(kind, rateLimitedUntil);
+      const why = waitingText(waitingFor);
+      if (why != null) waiting.set(kind, why);
     }
     for (const kind of paused) if (!kinds.has(kind)) kinds.set(kind, new Map());
     suggestKinds(kinds.keys());
@@ -65,7 +68,7 @@ export function mountTables(shell: Shell, jobs: Pick<JobsTab, "select" | "sugges
           ? "no handler here"
           : until != null
             ? `rate limited until ${time(until)}`
-            : "";
+            : (waiting.get(kind) ?? "");
       return h(
         "tr",
         { "data-kind": kind, title: unhandled.has(kind) ? NO_HANDLER : null },

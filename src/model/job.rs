@@ -8,7 +8,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::Timestamp;
+use super::{Constraints, Timestamp, WaitingFor};
 
 // ===== JobId =====
 
@@ -286,6 +286,13 @@ pub struct Job {
     /// before this time.
     #[serde(default)]
     pub rate_limited_until: Option<Timestamp>,
+    /// What the job itself needs of the machine (its kind may need more).
+    #[serde(default)]
+    pub constraints: Constraints,
+    /// Queued, and the machine does not meet what it (or its kind) needs: what it
+    /// waits for ("a charger"). Empty otherwise.
+    #[serde(default)]
+    pub waiting_for: Vec<WaitingFor>,
 }
 
 /// How far a durable job's attempt is, as its handler reported.
@@ -462,4 +469,8 @@ pub struct KindCount {
     /// before this time.
     #[serde(default)]
     pub rate_limited_until: Option<Timestamp>,
+    /// The count is of queued jobs whose kind needs what the machine does not offer
+    /// now (jobs' own constraints are on each job).
+    #[serde(default)]
+    pub waiting_for: Vec<WaitingFor>,
 }

@@ -13,6 +13,7 @@
 //! The modules that act on these types re-export them where users first meet them
 //! (`queue::JobId`, `local::LocalJob`, `health::Health`, `clock::Timestamp`).
 
+mod constraints;
 mod cron;
 mod health;
 mod job;
@@ -23,6 +24,7 @@ mod redact;
 mod sync;
 pub(crate) mod time;
 
+pub use constraints::{Conditions, Constraints, WaitingFor};
 pub use cron::{Cron, CronError};
 pub use health::{Health, HealthStatus};
 pub(crate) use job::percent;

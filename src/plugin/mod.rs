@@ -16,31 +16,26 @@ mod outbox;
 mod scope;
 mod triggers;
 
-use std::future::Future;
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Duration;
 
-use serde::de::DeserializeOwned;
-use serde::Serialize;
 use tauri::plugin::TauriPlugin;
-use tauri::webview::PageLoadEvent;
-use tauri::{Manager, RunEvent, Runtime, State, WindowEvent};
+use tauri::{Manager, Runtime, State};
 use tokio_util::sync::CancellationToken;
 
+pub use builder::Builder;
 pub use error::{CommandError, ErrorCode};
 pub use events::{JobsEvent, MAX_SUBSCRIPTIONS_PER_WEBVIEW, WEBVIEW_STREAM_CAPACITY};
 pub use limits::{LOCAL_JOBS_PER_WINDOW, REFRESH_FLOOR};
 pub use scope::{CallingWebview, ReadScopes, ReadableKinds, Scope, ScopeEntry};
 
 use crate::bus::EventBus;
-use crate::config::Config;
-use crate::local::{BoxError, LocalJobContext, LocalJobs, LocalKinds};
+use crate::local::{LocalJobs, LocalKinds};
 use crate::locks::lock;
-use crate::queue::{JobId, KindSpec, Queue, QueueOptions, Retire};
-use crate::runner::{Handler, Runner, RunnerSettings};
-use crate::scheduler::{ScheduleSpec, Scheduler};
-use crate::sync::{NetworkWatch, SyncEngine, SyncPolicy, SyncSource, SyncTarget, NETWORK_DEBOUNCE};
+use crate::queue::{JobId, Queue};
+use crate::runner::Runner;
+use crate::scheduler::Scheduler;
+use crate::sync::{NetworkWatch, SyncEngine};
 
 /// The plugin's name: commands are `plugin:jobs|<command>`.
 pub const PLUGIN_NAME: &str = "jobs";
@@ -88,6 +83,9 @@ macro_rules! every_command {
         ]
     };
 }
+
+// After the macro, which it uses.
+mod builder;
 
 /// The tauri-specta builder with every command and event, which
 /// `guest-js/bindings.ts` is exported from. Only with the `specta` feature, which this
@@ -246,357 +244,9 @@ impl<R: Runtime, T: Manager<R>> JobsExt<R> for T {
     }
 }
 
-/// Builds the plugin: handlers, schedules, sync targets and the local job kinds the
-/// webview may start.
-///
-/// ```no_run
-/// use std::time::Duration;
-/// use tauri_plugin_jobs::runner::{Handler, JobContext};
-/// use tauri_plugin_jobs::scheduler::ScheduleSpec;
-///
-/// fn jobs_plugin<R: tauri::Runtime>() -> tauri::plugin::TauriPlugin<R> {
-///     tauri_plugin_jobs::Builder::new()
-///         .handler(Handler::new("thumbnail", |path: String, _ctx: JobContext| async move {
-///             Ok(path.len())
-///         }))
-///         .schedule(ScheduleSpec::every("cleanup", "thumbnail", Duration::from_secs(3600)))
-///         .build()
-/// }
-/// // tauri::Builder::default().plugin(jobs_plugin())
-/// ```
-#[derive(Default)]
-#[must_use]
-pub struct Builder {
-    handlers: Vec<Handler>,
-    schedules: Vec<ScheduleSpec>,
-    targets: Vec<(SyncTarget, SyncPolicy, Arc<dyn SyncSource>)>,
-    local_kinds: LocalKinds,
-    database: Option<PathBuf>,
-    config: Option<PathBuf>,
-    grace: Option<Duration>,
-    ignore_network: bool,
-    local_jobs_per_window: Option<usize>,
-    refresh_floor: Option<Duration>,
-    retired: Vec<(String, Retire)>,
-    agent_kinds: Vec<String>,
-}
-
-impl Builder {
-    /// An empty builder.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Registers a durable job handler.
-    pub fn handler(mut self, handler: Handler) -> Self {
-        self.handlers.push(handler);
-        self
-    }
-
-    /// Adds (or updates) a schedule at start-up.
-    pub fn schedule(mut self, schedule: ScheduleSpec) -> Self {
-        self.schedules.push(schedule);
-        self
-    }
-
-    /// Registers a sync target.
-    pub fn sync_target(
-        mut self,
-        target: SyncTarget,
-        policy: SyncPolicy,
-        source: Arc<dyn SyncSource>,
-    ) -> Self {
-        self.targets.push((target, policy, source));
-        self
-    }
-
-    /// A local job kind the webview may start by name with JSON arguments.
-    pub fn local_kind<A, T, F, Fut>(self, kind: impl Into<String>, run: F) -> Self
-    where
-        A: DeserializeOwned + Send + 'static,
-        T: Serialize + Send + 'static,
-        F: Fn(A, LocalJobContext) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<T, BoxError>> + Send + 'static,
-    {
-        self.add_local_kind(kind.into(), false, run)
-    }
-
-    /// The same, but only one job of the kind at a time.
-    pub fn exclusive_local_kind<A, T, F, Fut>(self, kind: impl Into<String>, run: F) -> Self
-    where
-        A: DeserializeOwned + Send + 'static,
-        T: Serialize + Send + 'static,
-        F: Fn(A, LocalJobContext) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<T, BoxError>> + Send + 'static,
-    {
-        self.add_local_kind(kind.into(), true, run)
-    }
-
-    fn add_local_kind<A, T, F, Fut>(mut self, kind: String, exclusive: bool, run: F) -> Self
-    where
-        A: DeserializeOwned + Send + 'static,
-        T: Serialize + Send + 'static,
-        F: Fn(A, LocalJobContext) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<T, BoxError>> + Send + 'static,
-    {
-        self.local_kinds.register(kind, exclusive, run);
-        self
-    }
-
-    /// How many local jobs of one kind one window may have running at once (jobs it
-    /// started through `spawn_local`, `spawn_awaitable` or `run_local`);
-    /// [`LOCAL_JOBS_PER_WINDOW`] by default. More is refused with `limitReached`.
-    pub fn local_jobs_per_window(mut self, limit: usize) -> Self {
-        self.local_jobs_per_window = Some(limit);
-        self
-    }
-
-    /// How close to the end of a target's last run a Refresh (`sync_now` from the
-    /// webview) gets that run's outcome instead of a new run; [`REFRESH_FLOOR`] by
-    /// default, zero for none.
-    pub fn refresh_floor(mut self, floor: Duration) -> Self {
-        self.refresh_floor = Some(floor);
-        self
-    }
-
-    /// Retires a job kind no handler of this build runs any more (it was removed in
-    /// an update): at start, before anything runs, its queued jobs are cancelled, or
-    /// every one of them not running is deleted, in one transaction, with the events a
-    /// page follows ([`Queue::retire_kind`]).
-    pub fn retire_kind(mut self, kind: impl Into<String>, how: Retire) -> Self {
-        self.retired.push((kind.into(), how));
-        self
-    }
-
-    /// Declares a job kind that agents (or another process) run, not a handler of
-    /// this app: its queued jobs are not shown as waiting for a missing handler.
-    pub fn agent_kind(mut self, kind: impl Into<String>) -> Self {
-        self.agent_kinds.push(kind.into());
-        self
-    }
-
-    /// Where `raw.db` lives; the app's data directory by default.
-    pub fn database(mut self, path: impl Into<PathBuf>) -> Self {
-        self.database = Some(path.into());
-        self
-    }
-
-    /// Where `config.toml` lives; the app's config directory by default.
-    pub fn config(mut self, path: impl Into<PathBuf>) -> Self {
-        self.config = Some(path.into());
-        self
-    }
-
-    /// How long running jobs may finish when the app exits; 5 s by default.
-    pub fn grace(mut self, grace: Duration) -> Self {
-        self.grace = Some(grace);
-        self
-    }
-
-    /// Turns off the native network watch. By default the plugin watches the
-    /// machine's network interfaces and, when connectivity comes back, retries offline
-    /// sync targets at once (see [`SyncEngine::watch_network`]); the webview's
-    /// `online` hint works either way.
-    pub fn without_network_watch(mut self) -> Self {
-        self.ignore_network = true;
-        self
-    }
-
-    /// The plugin.
-    pub fn build<R: Runtime>(self) -> TauriPlugin<R> {
-        let mut setup = Some(self);
-        tauri::plugin::Builder::new(PLUGIN_NAME)
-            .invoke_handler(every_command!(tauri::generate_handler))
-            .setup(move |app, _api| {
-                let builder = setup.take().ok_or("the jobs plugin was set up twice")?;
-                let jobs = builder.start(app)?;
-                jobs.subscriptions.attach(&jobs.bus);
-                triggers::watch_wake(jobs.sync.clone(), jobs.stop.clone());
-                app.manage(jobs);
-                Ok(())
-            })
-            .on_page_load(|webview, payload| {
-                // A new page starts with no subscriptions: the old page's channels
-                // have nobody left to read them.
-                if payload.event() == PageLoadEvent::Started {
-                    if let Some(jobs) = webview.try_state::<Jobs>() {
-                        jobs.subscriptions.forget_webview(webview.label());
-                    }
-                }
-            })
-            .on_event(|app, event| match event {
-                RunEvent::WindowEvent {
-                    label,
-                    event: WindowEvent::Destroyed,
-                    ..
-                } => {
-                    if let Some(jobs) = app.try_state::<Jobs>() {
-                        jobs.subscriptions.forget_webview(label);
-                    }
-                }
-                RunEvent::WindowEvent {
-                    event: WindowEvent::Focused(true),
-                    ..
-                } => {
-                    if let Some(jobs) = app.try_state::<Jobs>() {
-                        drop(triggers::on_focus(&jobs.sync));
-                    }
-                }
-                RunEvent::Exit => {
-                    if let Some(jobs) = app.try_state::<Jobs>() {
-                        tauri::async_runtime::block_on(jobs.shutdown());
-                    }
-                }
-                _ => {}
-            })
-            .build()
-    }
-
-    /// Opens everything and starts the loops.
-    fn start<R: Runtime>(self, app: &tauri::AppHandle<R>) -> crate::Result<Jobs> {
-        let paths = app.path();
-        let config_path = match self.config {
-            Some(path) => path,
-            None => paths
-                .app_config_dir()
-                .map_err(|error| crate::Error::invalid_argument("config", error.to_string()))?
-                .join("config.toml"),
-        };
-        let database = match self.database {
-            Some(path) => path,
-            None => paths
-                .app_data_dir()
-                .map_err(|error| crate::Error::invalid_argument("database", error.to_string()))?
-                .join("raw.db"),
-        };
-        let config = Config::load(&config_path)?;
-        let bus = EventBus::new();
-        let queue = Queue::open(
-            &database,
-            QueueOptions::new().bus(bus.clone()).config(&config.jobs),
-        )?;
-        for (kind, how) in &self.retired {
-            let retired = queue.retire_kind(kind, *how)?;
-            tracing::info!(kind = %kind, ?retired, "retired a job kind");
-        }
-        for kind in self.agent_kinds {
-            queue.register_kind(kind, KindSpec::new());
-        }
-        let runner = Runner::new(
-            queue.clone(),
-            self.handlers,
-            RunnerSettings::from_config(&config.jobs),
-        )?;
-        let scheduler = Scheduler::new(queue.clone());
-        // The code's schedules as config.toml changes them, and the file's own.
-        scheduler.declare(self.schedules, &config)?;
-        let sync = SyncEngine::new(queue.clone());
-        for (target, policy, source) in with_sync_config(self.targets, &config)? {
-            sync.register(target, policy, source)?;
-        }
-        let local = LocalJobs::new(bus.clone());
-        let jobs = Jobs {
-            queue,
-            runner: runner.clone(),
-            scheduler: scheduler.clone(),
-            sync: sync.clone(),
-            local,
-            bus,
-            local_kinds: self.local_kinds,
-            subscriptions: events::Subscriptions::default(),
-            local_slots: limits::LocalSlots::new(
-                self.local_jobs_per_window.unwrap_or(LOCAL_JOBS_PER_WINDOW),
-            ),
-            network_pass: limits::NetworkPass::default(),
-            refresh_floor: self.refresh_floor.unwrap_or(REFRESH_FLOOR),
-            grace: self.grace.unwrap_or(Duration::from_secs(5)),
-            stop: CancellationToken::new(),
-            network: Mutex::new(None),
-        };
-        let watch_network = !self.ignore_network;
-        let network = tauri::async_runtime::block_on(async move {
-            runner.start();
-            scheduler.start();
-            let network = watch_network.then(|| sync.watch_network(NETWORK_DEBOUNCE));
-            sync.start();
-            network
-        });
-        match network {
-            Some(Ok(watch)) => *lock(&jobs.network) = Some(watch),
-            // A machine that will not say: the webview's hint and the retries remain.
-            Some(Err(error)) => tracing::warn!(%error, "no native network trigger"),
-            None => {}
-        }
-        Ok(jobs)
-    }
-}
-
-type Targets = Vec<(SyncTarget, SyncPolicy, Arc<dyn SyncSource>)>;
-
-/// The app's sync targets with the policies `config.toml` changes; a section for a
-/// target the app does not register is an error naming it.
-fn with_sync_config(targets: Targets, config: &Config) -> crate::Result<Targets> {
-    let mut sections = config.sync.clone();
-    let targets = targets
-        .into_iter()
-        .map(|(target, policy, source)| {
-            let policy = match sections.remove(&target.to_string()) {
-                Some(section) => policy.with_config(&section),
-                None => policy,
-            };
-            (target, policy, source)
-        })
-        .collect();
-    match sections.keys().next() {
-        Some(target) => Err(config.error(
-            &format!("sync.\"{target}\""),
-            "the app registers no sync target by this name",
-        )),
-        None => Ok(targets),
-    }
-}
-
 /// The plugin with nothing registered: a queue, scheduler and sync engine for the
 /// app's own Rust code to fill through [`JobsExt`].
 #[must_use]
 pub fn init<R: Runtime>() -> TauriPlugin<R> {
     Builder::new().build()
-}
-
-#[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use super::*;
-    use crate::sync::testing::FakeSource;
-
-    #[test]
-    fn config_changes_a_registered_targets_policy_and_refuses_an_unknown_one() {
-        let config = Config::parse(
-            "[sync.\"demo/me/feed\"]\nevery = \"10m\"\nmax_backoff = \"10s\"",
-            "/etc/app/config.toml",
-        )
-        .unwrap();
-        let targets: Targets = vec![(
-            SyncTarget::new("demo", "me", "feed"),
-            SyncPolicy::every(Duration::from_secs(60)),
-            Arc::new(FakeSource::new()),
-        )];
-        let changed = with_sync_config(targets, &config).unwrap();
-        let policy = changed[0].1;
-        assert_eq!(policy.interval(), Duration::from_secs(600));
-        assert_eq!(
-            policy.delay_for(5, 0.5),
-            Duration::from_secs(10),
-            "capped at 10 s"
-        );
-        assert!(policy.validate().is_ok(), "the base came down to the cap");
-
-        let Err(refused) = with_sync_config(Vec::new(), &config) else {
-            panic!("a section for no registered target was accepted");
-        };
-        let refused = refused.to_string();
-        assert!(refused.contains("sync.\"demo/me/feed\""), "{refused}");
-        assert!(refused.contains("registers no sync target"), "{refused}");
-    }
 }

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::local::LocalJobId;
-use crate::model::{Health, JobId};
+use crate::model::{Constraints, Health, JobId};
 use crate::queue::Finished;
 use crate::sync::SyncState;
 
@@ -34,6 +34,10 @@ pub struct EnqueueArgs {
     pub on_duplicate: Option<DuplicateArg>,
     /// The wait of a debounce, in milliseconds; only with `onDuplicate: "debounce"`.
     pub debounce_ms: Option<f64>,
+    /// What the job needs of the machine before it starts (beside its kind's): a
+    /// charger, a battery level (1 to 100), an unmetered network, the user idle for
+    /// some seconds (1 to a day).
+    pub constraints: Option<Constraints>,
 }
 
 /// What an enqueue does when a job of the same kind already holds the dedupe key.

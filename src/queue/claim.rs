@@ -19,7 +19,7 @@ use crate::db::Changes;
 use crate::error::{Error, Result};
 use crate::json::{drop_deep, too_deep};
 use crate::kinds::KindSpec;
-use crate::model::{sanitize_error, Job, JobStatus, Patterns, RateState};
+use crate::model::{sanitize_error, Conditions, Job, JobStatus, Patterns, RateState};
 use crate::store::jobs::{self, Change, Exit, Fence};
 
 /// What a worker asks for when it claims.
@@ -210,6 +210,7 @@ impl Queue {
             None => Vec::new(),
         };
         let sweep = request.is_some() && self.sweep_due(now);
+        let conditions = db.conditions(now);
         // A wake from sleep seen by this handle gives running leases time to renew.
         let woke_at = db.woke_at();
         if batch.is_empty() && !self.inner.last_claim_found.load(Ordering::Relaxed) {
@@ -217,10 +218,12 @@ impl Queue {
             // runner asks every poll interval, and other processes are writing. After
             // a claim that found work, the next one goes straight to the write: the
             // reads would only add a read transaction to every job.
-            let nothing = db.read(|conn| {
-                let expired = sweep && jobs::any_expired(conn, now)?;
-                Ok(!expired && !jobs::any_runnable(conn, &versioned, now)?)
-            })?;
+            let nothing =
+                db.read(|conn| {
+                    let expired = sweep && jobs::any_expired(conn, now)?;
+                    Ok(!expired
+                        && !jobs::any_runnable(conn, &versioned, now, conditions.sql_bounds())?)
+                })?;
             if nothing {
                 return Ok((Vec::new(), Vec::new()));
             }
@@ -254,7 +257,8 @@ impl Queue {
                             woke_at,
                         )?);
                     }
-                    claim_in(tx, request, &versioned, &specs, now, &mut changes)?
+                    let at = (now, &conditions);
+                    claim_in(tx, request, &versioned, &specs, at, &mut changes)?
                 }
                 None => Vec::new(),
             };
@@ -287,11 +291,12 @@ impl Queue {
     /// claim order for long ones. Jobs that are runnable now count as now-or-earlier.
     pub fn next_run_at(&self, kinds: &[String]) -> Result<Option<Timestamp>> {
         let specs = self.db().kinds().specs();
+        let any = Conditions::unknown().sql_bounds();
         self.db().read(|conn| {
             let mut earliest: Option<Timestamp> = None;
             for kind in kinds {
                 let version = specs.get(kind).map_or(1, KindSpec::version);
-                if let Some(at) = jobs::next_run_at(conn, kind, version)? {
+                if let Some(at) = jobs::next_run_at(conn, kind, version, any)? {
                     earliest = Some(earliest.map_or(at, |e| e.min(at)));
                 }
             }
@@ -309,27 +314,45 @@ impl Queue {
 
     /// About the earliest time a job that `request` could claim becomes runnable: as
     /// [`next_run_at`](Queue::next_run_at), over the kinds of the request that are
-    /// neither paused nor at their cap (in every process) right now. `None` when no
-    /// queued job could be claimed before something else changes (a slot frees, a cap
-    /// or a pause changes, another process writes): a worker then has no reason to
-    /// wake for the backlog.
+    /// neither paused nor at their cap (in every process) right now, and the jobs
+    /// whose constraints the machine meets (or will, if the user stays idle). `None`
+    /// when no queued job could be claimed before something else changes (a slot
+    /// frees, a cap or a pause changes, a charger is plugged in, another process
+    /// writes): a worker then has no reason to wake for the backlog.
     pub fn next_claimable_at(&self, request: &ClaimRequest) -> Result<Option<Timestamp>> {
         let specs = self.db().kinds().specs();
         let now = self.db().now();
+        let conditions = self.db().conditions(now);
+        let bounds = conditions.sql_bounds();
         self.db().read(|conn| {
             let mut earliest: Option<Timestamp> = None;
+            let mut sooner = |at: Timestamp| earliest = Some(earliest.map_or(at, |e| e.min(at)));
             let mut rate_bound = Vec::new();
             for kind in &request.kinds {
-                let room = room(conn, request, kind, now)?;
+                let room = room(conn, request, kind, (now, &conditions))?;
+                let version = known_version(request, &specs, kind);
                 match (room.now, room.rate.and_then(|rate| rate.free_at())) {
                     // At its rate limit: claimable again when the limit frees a start
                     // (the claimer sleeps until then, not a poll). Looked at last.
                     (0, Some(free)) if room.rate_bound => rate_bound.push((kind, free)),
-                    (0, _) => {}
+                    (0, _) => {
+                        // The kind waits for the user to be idle long enough.
+                        if let Some(wait) = room.idle_wait {
+                            if let Some(at) = jobs::next_run_at(conn, kind, version, bounds)? {
+                                sooner(at.max(now.saturating_add(wait)));
+                            }
+                        }
+                    }
                     _ => {
-                        let version = known_version(request, &specs, kind);
-                        if let Some(at) = jobs::next_run_at(conn, kind, version)? {
-                            earliest = Some(earliest.map_or(at, |e| e.min(at)));
+                        if let Some(at) = jobs::next_run_at(conn, kind, version, bounds)? {
+                            sooner(at);
+                        }
+                        // A job that waits for the user to be idle longer than now.
+                        if let Some(idle) = conditions.user_idle_secs {
+                            if let Some(need) = jobs::next_idle_need(conn, kind, version, bounds)? {
+                                let wait = (need as u64).saturating_sub(idle).max(1);
+                                sooner(now.saturating_add(Duration::from_secs(wait)));
+                            }
                         }
                     }
                 }
@@ -341,7 +364,7 @@ impl Queue {
                     continue;
                 }
                 let version = known_version(request, &specs, kind);
-                if let Some(at) = jobs::next_run_at(conn, kind, version)? {
+                if let Some(at) = jobs::next_run_at(conn, kind, version, bounds)? {
                     let at = at.max(free);
                     earliest = Some(earliest.map_or(at, |e| e.min(at)));
                 }
@@ -367,17 +390,28 @@ impl Queue {
 // ===== the claim transaction =====
 
 /// How many more jobs of `kind` may start now, in every process, and the kind's rate
-/// limit if it has one: zero while the kind is paused, else the lower of the room
-/// under its cap (the lower of the cap stored for the kind, for every claimer, and the
-/// one `request` asks for; `u32::MAX` without a cap) and the starts its rate limit
-/// allows at `now`.
-fn room(conn: &Connection, request: &ClaimRequest, kind: &str, now: Timestamp) -> Result<Room> {
+/// limit if it has one: zero while the kind is paused or the machine does not meet
+/// what the kind needs, else the lower of the room under its cap (the lower of the cap
+/// stored for the kind, for every claimer, and the one `request` asks for; `u32::MAX`
+/// without a cap) and the starts its rate limit allows at `now`.
+fn room(
+    conn: &Connection,
+    request: &ClaimRequest,
+    kind: &str,
+    (now, conditions): (Timestamp, &Conditions),
+) -> Result<Room> {
     let settings = jobs::kind_settings(conn, kind)?;
-    if settings.paused {
+    let blocked = !settings.needs.is_none() && !conditions.unmet(&settings.needs).is_empty();
+    if settings.paused || blocked {
         return Ok(Room {
             now: 0,
             rate: settings.rate,
             rate_bound: false,
+            idle_wait: if settings.paused {
+                None
+            } else {
+                conditions.idle_met_in(&settings.needs)
+            },
         });
     }
     let cap = match (settings.cap, request.limits.get(kind)) {
@@ -393,6 +427,7 @@ fn room(conn: &Connection, request: &ClaimRequest, kind: &str, now: Timestamp) -
         now: under_cap.min(rate_room),
         rate: settings.rate,
         rate_bound: rate_room == 0 && under_cap > 0,
+        idle_wait: None,
     })
 }
 
@@ -404,6 +439,9 @@ struct Room {
     rate: Option<RateState>,
     /// Nothing may start only because of the rate limit (not paused, under its cap).
     rate_bound: bool,
+    /// Nothing may start because the user has not been idle long enough for the
+    /// kind's needs: how much longer.
+    idle_wait: Option<Duration>,
 }
 
 /// Checks a claim request before any transaction starts.
@@ -426,22 +464,23 @@ fn claim_in(
     request: &ClaimRequest,
     kinds: &[(&str, u32)],
     specs: &HashMap<String, KindSpec>,
-    now: Timestamp,
+    (now, conditions): (Timestamp, &Conditions),
     changes: &mut Changes,
 ) -> Result<Vec<ClaimedJob>> {
     let mut candidates = Vec::new();
     let mut limited = Vec::new();
+    let bounds = conditions.sql_bounds();
     for &(kind, version) in kinds {
         let Room {
             now: room, rate, ..
-        } = room(tx, request, kind, now)?;
+        } = room(tx, request, kind, (now, conditions))?;
         let room = room.min(request.max_jobs);
         if let Some(rate) = rate.filter(|_| room > 0) {
             limited.push((kind, rate, 0u32));
         }
         if room > 0 {
             candidates.extend(
-                jobs::candidates(tx, (kind, version), now, room)?
+                jobs::candidates(tx, (kind, version), now, room, bounds)?
                     .into_iter()
                     .map(|candidate| (candidate, kind)),
             );

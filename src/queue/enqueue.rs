@@ -17,7 +17,9 @@ use crate::db::{Changes, Db};
 use crate::error::{Error, Result};
 use crate::json::{drop_deep, to_value_bounded, too_deep};
 use crate::kinds::KindSpec;
-use crate::model::{Actor, EnqueueOutcome, JobId, JobStatus, OnDuplicate, Patterns, Priority};
+use crate::model::{
+    Actor, Constraints, EnqueueOutcome, JobId, JobStatus, OnDuplicate, Patterns, Priority,
+};
 use crate::store::jobs::{self, Change, NewRow, NextId};
 
 /// The longest kind name, in bytes.
@@ -65,6 +67,9 @@ pub struct EnqueueOptions {
     /// What happens when a job of the same kind already holds the dedupe key: kept
     /// (the default), replaced, or debounced. Needs a dedupe key unless it is `Keep`.
     pub on_duplicate: OnDuplicate,
+    /// What this job needs of the machine before it starts (beside its kind's); see
+    /// [`Constraints`].
+    pub constraints: Constraints,
 }
 
 impl EnqueueOptions {
@@ -142,6 +147,14 @@ impl EnqueueOptions {
     #[must_use]
     pub fn on_duplicate(mut self, on_duplicate: OnDuplicate) -> Self {
         self.on_duplicate = on_duplicate;
+        self
+    }
+
+    /// Sets what the job needs of the machine before it starts (a charger, an
+    /// unmetered network, an idle user), beside what its kind needs.
+    #[must_use]
+    pub fn constraints(mut self, constraints: Constraints) -> Self {
+        self.constraints = constraints;
         self
     }
 }
@@ -397,6 +410,7 @@ pub(crate) fn prepare(
                 actor: job.options.actor,
                 timeout_ms,
                 on_duplicate: job.options.on_duplicate,
+                needs: job.options.constraints.to_needs(),
             })
         })
         .collect()
@@ -442,6 +456,7 @@ fn insert_within(
             timeout_ms: job.timeout_ms,
             payload_version: job.payload_version,
             on_duplicate: job.on_duplicate,
+            needs: job.needs,
             now,
         },
         next,
@@ -481,6 +496,7 @@ pub(crate) struct PreparedJob {
     timeout_ms: Option<i64>,
     payload_version: u32,
     on_duplicate: OnDuplicate,
+    needs: i64,
 }
 
 pub(crate) fn check_kind(kind: &str) -> Result<()> {

@@ -7,6 +7,7 @@ use std::time::Duration;
 use crate::backoff::RetryPolicy;
 use crate::bus::EventBus;
 use crate::clock::{Clock, SystemClock};
+use crate::conditions::{ConditionSource, UnknownConditions};
 use crate::config::JobsConfig;
 use crate::kinds::Kinds;
 use crate::random::{RandomSource, ThreadRandom};
@@ -37,6 +38,7 @@ pub struct QueueOptions {
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) random: Arc<dyn RandomSource>,
     pub(crate) bus: EventBus,
+    pub(crate) conditions: Arc<dyn ConditionSource>,
     max_attempts: u32,
     retry: RetryPolicy,
     max_payload_bytes: usize,
@@ -49,6 +51,7 @@ impl Default for QueueOptions {
             clock: Arc::new(SystemClock),
             random: Arc::new(ThreadRandom),
             bus: EventBus::new(),
+            conditions: Arc::new(UnknownConditions),
             max_attempts: 5,
             retry: RetryPolicy::default(),
             max_payload_bytes: DEFAULT_MAX_PAYLOAD_BYTES,
@@ -58,7 +61,9 @@ impl Default for QueueOptions {
 
 impl QueueOptions {
     /// System clock, thread randomness, a new bus, `synchronous = NORMAL`, 5 attempts,
-    /// [`RetryPolicy::default`], payloads up to 1 MiB.
+    /// [`RetryPolicy::default`], payloads up to 1 MiB, no conditions known (every
+    /// constraint counts as met: the plugin gives the queue
+    /// [`SystemConditions`](crate::conditions::SystemConditions)).
     pub fn new() -> Self {
         Self::default()
     }
@@ -74,6 +79,19 @@ impl QueueOptions {
     /// [`Queue::integrity`](crate::queue::Queue::integrity).
     pub fn integrity_check_after(mut self, delay: Duration) -> Self {
         self.store.integrity_delay = delay;
+        self
+    }
+
+    /// Where the machine's power, network and idle time come from, for jobs with
+    /// [`Constraints`](crate::queue::Constraints).
+    pub fn conditions(mut self, source: impl ConditionSource) -> Self {
+        self.conditions = Arc::new(source);
+        self
+    }
+
+    /// Where the machine's conditions come from, shared with other handles.
+    pub fn conditions_from(mut self, source: Arc<dyn ConditionSource>) -> Self {
+        self.conditions = source;
         self
     }
 

@@ -6,7 +6,11 @@ use super::Queue;
 use crate::bus::JobsPruned;
 use crate::clock::Timestamp;
 use crate::error::{Error, Result};
-use crate::model::{Job, JobFilter, JobId, JobStatus, KindCount, Patterns};
+use std::collections::HashMap;
+
+use crate::model::{
+    Conditions, Constraints, Job, JobFilter, JobId, JobStatus, KindCount, Patterns,
+};
 use crate::store::jobs;
 
 /// The most jobs a page of [`Queue::list`] may ask for.
@@ -32,32 +36,44 @@ impl Queue {
 
     /// Marks queued jobs of kinds this process registered no spec for (a runner
     /// registers one per handler; `Builder::agent_kind` one for a kind agents run),
-    /// and those of kinds at their rate limit with the time it frees a start.
+    /// those of kinds at their rate limit with the time it frees a start, and those
+    /// whose constraints (or their kind's) the machine does not meet now.
     fn mark_handled(&self, jobs: &mut [Job]) {
         let specs = self.db().kinds().specs();
-        let limited =
-            self.rate_limited_until(jobs.iter().any(|job| job.status == JobStatus::Queued));
+        let marks = self.marks(jobs.iter().any(|job| job.status == JobStatus::Queued));
         for job in jobs {
             let queued = job.status == JobStatus::Queued;
             job.handler_missing = queued && !specs.contains_key(&job.kind);
-            job.rate_limited_until = limited.get(&job.kind).copied().filter(|_| queued);
+            job.rate_limited_until = marks.limited.get(&job.kind).copied().filter(|_| queued);
+            if queued {
+                let kind = marks.needs.get(&job.kind).copied().unwrap_or_default();
+                job.waiting_for = marks.conditions.unmet(&job.constraints.and(kind));
+            }
         }
     }
 
-    /// The kinds at their rate limit now, with the time each frees a start; read only
-    /// when `any_queued` (only queued jobs are marked). A failed read leaves the marks
-    /// off rather than failing the read they decorate.
-    fn rate_limited_until(&self, any_queued: bool) -> std::collections::HashMap<String, Timestamp> {
-        if !any_queued {
-            return std::collections::HashMap::new();
-        }
+    /// What the marks of queued jobs are read from: the kinds at their rate limit now
+    /// (with the time each frees a start), what each kind needs, and the machine's
+    /// conditions. Read only when `any_queued` (only queued jobs are marked). A failed
+    /// read leaves the marks off rather than failing the read they decorate.
+    fn marks(&self, any_queued: bool) -> Marks {
         let now = self.db().now();
-        let limits = self.db().read(jobs::rate_limits).unwrap_or_default();
-        limits
-            .into_iter()
-            .filter(|(_, rate)| rate.room(now) == 0)
-            .filter_map(|(kind, rate)| Some((kind, rate.free_at()?)))
-            .collect()
+        if !any_queued {
+            return Marks::default();
+        }
+        let (limits, needs) = self
+            .db()
+            .read(|conn| Ok((jobs::rate_limits(conn)?, jobs::kind_needs(conn)?)))
+            .unwrap_or_default();
+        Marks {
+            limited: limits
+                .into_iter()
+                .filter(|(_, rate)| rate.room(now) == 0)
+                .filter_map(|(kind, rate)| Some((kind, rate.free_at()?)))
+                .collect(),
+            needs: needs.into_iter().collect(),
+            conditions: self.db().conditions(now),
+        }
     }
 
     /// A page of jobs, newest first.
@@ -95,12 +111,14 @@ impl Queue {
     pub fn counts(&self) -> Result<Vec<KindCount>> {
         let mut counts = self.db().read(jobs::counts)?;
         let specs = self.db().kinds().specs();
-        let limited =
-            self.rate_limited_until(counts.iter().any(|count| count.status == JobStatus::Queued));
+        let marks = self.marks(counts.iter().any(|count| count.status == JobStatus::Queued));
         for count in &mut counts {
             let queued = count.status == JobStatus::Queued;
             count.handler_missing = queued && !specs.contains_key(&count.kind);
-            count.rate_limited_until = limited.get(&count.kind).copied().filter(|_| queued);
+            count.rate_limited_until = marks.limited.get(&count.kind).copied().filter(|_| queued);
+            if let Some(needs) = marks.needs.get(&count.kind).filter(|_| queued) {
+                count.waiting_for = marks.conditions.unmet(needs);
+            }
         }
         Ok(counts)
     }
@@ -205,4 +223,12 @@ impl Queue {
             }
         }
     }
+}
+
+/// What queued jobs are marked with ([`Queue::marks`]).
+#[derive(Default)]
+struct Marks {
+    limited: HashMap<String, Timestamp>,
+    needs: HashMap<String, Constraints>,
+    conditions: Conditions,
 }

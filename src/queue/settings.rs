@@ -1,13 +1,14 @@
 //! Settings per kind stored in `raw.db`, so that every claim in every process obeys
 //! them whatever the claimer passes: the cap on running jobs, whether the kind is
-//! paused, and how many lease expiries in a row end a job of it.
+//! paused, its rate limit, what its jobs need of the machine, and how many lease
+//! expiries in a row end a job of it.
 
 use super::enqueue::check_kind;
 use super::Queue;
 use crate::bus::KindPaused;
 use crate::db::Notice;
 use crate::error::Result;
-use crate::model::{RateLimit, RateState};
+use crate::model::{Conditions, Constraints, Health, RateLimit, RateState};
 use crate::store::jobs;
 
 impl Queue {
@@ -41,6 +42,46 @@ impl Queue {
         // A looser limit may let held-back jobs run.
         db.notify(Notice::Runnable);
         Ok(())
+    }
+
+    /// Stores what every job of `kind` needs of the machine before it starts (`None`
+    /// or [`Constraints::none`]: nothing), for every claimer of the file. A job's own
+    /// constraints ([`EnqueueOptions::constraints`](crate::queue::EnqueueOptions))
+    /// count beside these. The app's runner stores what each handler asks for
+    /// ([`Handler::constraints`](crate::runner::Handler::constraints)).
+    pub fn set_constraints(&self, kind: &str, constraints: Option<Constraints>) -> Result<()> {
+        check_kind(kind)?;
+        let db = self.db();
+        let now = db.now();
+        db.write(now, |tx, _| {
+            jobs::set_kind_needs(tx, kind, constraints, now)
+        })?;
+        // Fewer needs may let held-back jobs run.
+        db.notify(Notice::Runnable);
+        Ok(())
+    }
+
+    /// What every job of `kind` needs of the machine, as stored in the file.
+    pub fn constraints(&self, kind: &str) -> Result<Constraints> {
+        Ok(self
+            .db()
+            .read(|conn| jobs::kind_settings(conn, kind))?
+            .needs)
+    }
+
+    /// The machine's conditions now, as this handle's
+    /// [`ConditionSource`](crate::conditions::ConditionSource) reads them.
+    #[must_use]
+    pub fn conditions(&self) -> Conditions {
+        let db = self.db();
+        db.conditions(db.now())
+    }
+
+    /// Whether the condition source can tell everything on this machine; a warning
+    /// says what it cannot (constraints on it count as met).
+    #[must_use]
+    pub fn conditions_health(&self) -> Health {
+        self.db().condition_source().health()
     }
 
     /// The rate limit of `kind` stored in the file, if any.

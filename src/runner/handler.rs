@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use crate::backoff::RetryPolicy;
 use crate::json::{call_json, without_values, JsonCallError};
 use crate::kinds::{KindSpec, Schema};
-use crate::model::{Actor, JobId, RateLimit};
+use crate::model::{Actor, Constraints, JobId, RateLimit};
 
 use super::progress::AttemptProgress;
 
@@ -170,6 +170,7 @@ pub struct Handler {
     pub(crate) timeout: Option<Duration>,
     pub(crate) max_lease_expiries: Option<u32>,
     pub(crate) rate_limit: Option<RateLimit>,
+    pub(crate) constraints: Option<Constraints>,
 }
 
 impl fmt::Debug for Handler {
@@ -182,6 +183,7 @@ impl fmt::Debug for Handler {
             .field("timeout", &self.timeout)
             .field("max_lease_expiries", &self.max_lease_expiries)
             .field("rate_limit", &self.rate_limit)
+            .field("constraints", &self.constraints)
             .finish_non_exhaustive()
     }
 }
@@ -224,6 +226,7 @@ impl Handler {
             timeout: None,
             max_lease_expiries: None,
             rate_limit: None,
+            constraints: None,
         }
     }
 
@@ -312,6 +315,18 @@ impl Handler {
     /// [`Queue::set_rate_limit`]: crate::queue::Queue::set_rate_limit
     pub fn rate_limit(mut self, starts: u32, per: Duration) -> Self {
         self.rate_limit = Some(RateLimit::new(starts, per));
+        self
+    }
+
+    /// What every job of this kind needs of the machine before it starts: a charger,
+    /// a battery level, an unmetered network, an idle user ([`Constraints`]). The
+    /// runner stores it in `raw.db` when it is made ([`Queue::set_constraints`]), so
+    /// every claimer obeys it; a job waits queued until the machine meets it, and a
+    /// change of power or network wakes the runner.
+    ///
+    /// [`Queue::set_constraints`]: crate::queue::Queue::set_constraints
+    pub fn constraints(mut self, constraints: Constraints) -> Self {
+        self.constraints = Some(constraints);
         self
     }
 

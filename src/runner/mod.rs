@@ -140,9 +140,9 @@ impl std::fmt::Debug for Runner {
 impl Runner {
     /// A runner over `queue` with these handlers. Registers each handler's kind with
     /// the queue (schemas, retry, attempts) and stores each kind's cap in effect and
-    /// its number of lease expiries and its rate limit in the file
+    /// its number of lease expiries, its rate limit and its constraints in the file
     /// ([`Queue::set_kind_limit`], [`Queue::set_kind_max_lease_expiries`],
-    /// [`Queue::set_rate_limit`]; `None` clears them). Fails when a kind has two
+    /// [`Queue::set_rate_limit`], [`Queue::set_constraints`]; `None` clears them). Fails when a kind has two
     /// handlers, the settings are impossible or the file cannot be written.
     pub fn new(queue: Queue, handlers: Vec<Handler>, settings: RunnerSettings) -> Result<Runner> {
         if settings.workers == 0 {
@@ -190,6 +190,7 @@ impl Runner {
             queue.set_kind_max_lease_expiries(kind, by_kind[kind].max_lease_expiries)?;
             let rate = settings.rate_limits.get(kind).copied();
             queue.set_rate_limit(kind, rate.or(by_kind[kind].rate_limit))?;
+            queue.set_constraints(kind, by_kind[kind].constraints)?;
         }
         request.kinds = kinds.clone();
         let (signals, inbox) = mpsc::channel();

@@ -267,6 +267,21 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         CHECK (rate_window_ms IS NULL OR rate_window_ms >= 1);
     ALTER TABLE kinds ADD COLUMN rate_next INTEGER;
     "#,
+    // 12: constraints (what a job needs of the machine: a charger, a battery level, an
+    //   unmetered network, an idle user), as one integer (`model::Constraints`, bits
+    //   in `model/constraints.rs`): 0 for no need.
+    // - `jobs.needs`: the job's own. `jobs_active` is made again with it at its end,
+    //   so the claim's seek filters unmet needs inside the index (queued and running
+    //   rows only: quick to rebuild).
+    // - `kinds.needs`: every job of the kind needs these too (NULL: none).
+    r#"
+    ALTER TABLE jobs ADD COLUMN needs INTEGER NOT NULL DEFAULT 0;
+    DROP INDEX jobs_active;
+    CREATE INDEX jobs_active ON jobs
+        (status DESC, kind, priority DESC, run_at, id, lease_expires_at, payload_version, needs)
+        WHERE status = 'queued' OR status = 'running';
+    ALTER TABLE kinds ADD COLUMN needs INTEGER;
+    "#,
 ];
 
 /// The schema version this build writes and reads.

@@ -48,6 +48,7 @@ impl Now for Harness {
 mod attempts;
 mod cancel;
 mod claims;
+mod constraints;
 mod duplicates;
 mod enqueue;
 mod rate_limits;

@@ -63,6 +63,9 @@ pub(super) async fn enqueue_as(
     .await
 }
 
+/// The longest idle time a webview's job may wait for: a day.
+const MAX_IDLE_SECS: u32 = 86_400;
+
 /// The queue's options for what the webview asked, on behalf of `actor`.
 fn enqueue_options(args: EnqueueArgs, actor: Actor) -> CommandResult<EnqueueOptions> {
     let priority = args.priority.unwrap_or(Priority::INGEST.0);
@@ -109,6 +112,27 @@ fn enqueue_options(args: EnqueueArgs, actor: Actor) -> CommandResult<EnqueueOpti
         (Some(DuplicateArg::Replace), None) => OnDuplicate::Replace,
         (Some(DuplicateArg::Keep) | None, None) => OnDuplicate::Keep,
     };
+    if let Some(needs) = args.constraints {
+        if let Some(level) = needs
+            .battery_at_least
+            .filter(|level| !(1..=100).contains(level))
+        {
+            return Err(invalid(
+                "options.constraints.batteryAtLeast",
+                format!("{level} is not from 1 to 100"),
+            ));
+        }
+        if let Some(secs) = needs
+            .user_idle_secs
+            .filter(|secs| !(1..=MAX_IDLE_SECS).contains(secs))
+        {
+            return Err(invalid(
+                "options.constraints.userIdleSecs",
+                format!("{secs} is not from 1 to {MAX_IDLE_SECS}"),
+            ));
+        }
+        options.constraints = needs;
+    }
     Ok(options)
 }
 

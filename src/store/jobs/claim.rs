@@ -112,20 +112,28 @@ pub(crate) fn next_lease_expiry(conn: &Connection) -> Result<Option<Timestamp>> 
     Ok(at.map(Timestamp::from_millis))
 }
 
-/// Whether a job of one of `kinds` is runnable at `now` (a read, no lock taken).
+/// The bounds a job's `needs` is compared with ([`Conditions::sql_bounds`]): the
+/// unmet bits, the battery's charge, the user's idle seconds.
+pub(crate) type NeedBounds = (i64, i64, i64);
+
+/// Whether a job of one of `kinds` whose needs `bounds` meets is runnable at `now` (a
+/// read, no lock taken).
 pub(crate) fn any_runnable(
     conn: &Connection,
     kinds: &[(&str, u32)],
     now: Timestamp,
+    (unmet, battery, idle): NeedBounds,
 ) -> Result<bool> {
     let mut statement = conn.prepare_cached(
         "SELECT EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_active \
-         WHERE status = 'queued' AND kind = ?1 AND run_at <= ?2 AND payload_version <= ?3)",
+         WHERE status = 'queued' AND kind = ?1 AND run_at <= ?2 AND payload_version <= ?3 \
+         AND (needs & ?4) = 0 AND ((needs >> 8) & 255) <= ?5 AND (needs >> 16) <= ?6)",
     )?;
     for (kind, version) in kinds {
-        if statement.query_row(params![kind, now.as_millis(), version], |r| {
-            r.get::<_, bool>(0)
-        })? {
+        if statement.query_row(
+            params![kind, now.as_millis(), version, unmet, battery, idle],
+            |r| r.get::<_, bool>(0),
+        )? {
             return Ok(true);
         }
     }
@@ -158,20 +166,26 @@ pub(crate) fn candidates(
     (kind, version): (&str, u32),
     now: Timestamp,
     limit: u32,
+    (unmet, battery, idle): NeedBounds,
 ) -> Result<Vec<Candidate>> {
-    // A payload newer than the claimer knows waits for a build that does.
+    // A payload newer than the claimer knows waits for a build that does; a job whose
+    // needs the machine does not meet waits for it.
     let mut statement = tx.prepare_cached(
         "SELECT priority, run_at, id FROM jobs INDEXED BY jobs_active \
          WHERE status = 'queued' AND kind = ?1 AND run_at <= ?2 AND payload_version <= ?3 \
+         AND (needs & ?4) = 0 AND ((needs >> 8) & 255) <= ?5 AND (needs >> 16) <= ?6 \
          ORDER BY priority DESC, run_at, id",
     )?;
-    let rows = statement.query_map(params![kind, now.as_millis(), version], |r| {
-        Ok(Candidate {
-            neg_priority: -r.get::<_, i64>(0)?,
-            run_at: r.get(1)?,
-            id: r.get(2)?,
-        })
-    })?;
+    let rows = statement.query_map(
+        params![kind, now.as_millis(), version, unmet, battery, idle],
+        |r| {
+            Ok(Candidate {
+                neg_priority: -r.get::<_, i64>(0)?,
+                run_at: r.get(1)?,
+                id: r.get(2)?,
+            })
+        },
+    )?;
     Ok(rows.take(limit as usize).collect::<rusqlite::Result<_>>()?)
 }
 
@@ -250,13 +264,33 @@ pub(crate) fn next_run_at(
     conn: &Connection,
     kind: &str,
     version: u32,
+    (unmet, battery, idle): NeedBounds,
 ) -> Result<Option<Timestamp>> {
     let at: Option<i64> = conn
         .prepare_cached(&format!(
             "SELECT min(run_at) FROM (SELECT run_at FROM jobs INDEXED BY jobs_active \
              WHERE status = 'queued' AND kind = ?1 AND payload_version <= ?2 \
+             AND (needs & ?3) = 0 AND ((needs >> 8) & 255) <= ?4 AND (needs >> 16) <= ?5 LIMIT {NEXT_RUN_SCAN})"
+        ))?
+        .query_row(params![kind, version, unmet, battery, idle], |r| r.get(0))?;
+    Ok(at.map(Timestamp::from_millis))
+}
+
+/// The least idle time (in seconds) that a queued job of `kind` needs beyond `idle`
+/// while every other need of it is met: when such a job could start if the user
+/// stays away.
+pub(crate) fn next_idle_need(
+    conn: &Connection,
+    kind: &str,
+    version: u32,
+    (unmet, battery, idle): NeedBounds,
+) -> Result<Option<i64>> {
+    Ok(conn
+        .prepare_cached(&format!(
+            "SELECT min(needs >> 16) FROM (SELECT needs FROM jobs INDEXED BY jobs_active \
+             WHERE status = 'queued' AND kind = ?1 AND payload_version <= ?2 \
+             AND (needs & ?3) = 0 AND ((needs >> 8) & 255) <= ?4 AND (needs >> 16) > ?5 \
              LIMIT {NEXT_RUN_SCAN})"
         ))?
-        .query_row(params![kind, version], |r| r.get(0))?;
-    Ok(at.map(Timestamp::from_millis))
+        .query_row(params![kind, version, unmet, battery, idle], |r| r.get(0))?)
 }

@@ -19,6 +19,8 @@ pub(crate) struct NewRow<'a> {
     pub timeout_ms: Option<i64>,
     pub payload_version: u32,
     pub on_duplicate: OnDuplicate,
+    /// Constraints, stored (`Constraints::to_needs`).
+    pub needs: i64,
     pub now: Timestamp,
 }
 
@@ -86,8 +88,8 @@ pub(crate) fn insert(
     // Positional parameters: binding by name looks each name up on every call.
     tx.prepare_cached(
         "INSERT INTO jobs (kind, payload, status, priority, run_at, max_attempts, dedupe_key, \
-         parent_id, actor, created_at, updated_at, timeout_ms, id, payload_version) \
-         VALUES (?1, ?2, 'queued', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10, ?11, ?12)",
+         parent_id, actor, created_at, updated_at, timeout_ms, id, payload_version, needs) \
+         VALUES (?1, ?2, 'queued', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10, ?11, ?12, ?13)",
     )?
     .execute(params![
         row.kind,
@@ -102,6 +104,7 @@ pub(crate) fn insert(
         row.timeout_ms,
         id,
         row.payload_version,
+        row.needs,
     ])?;
     next.0 = Some(id + 1);
     Ok((JobId::from_raw(id), EnqueueOutcome::Created, 0))
@@ -113,7 +116,7 @@ fn replace_queued(tx: &Transaction<'_>, id: i64, row: &NewRow<'_>) -> Result<()>
     let debounced = matches!(row.on_duplicate, OnDuplicate::Debounce(_));
     tx.prepare_cached(
         "UPDATE jobs SET payload = ?2, priority = ?3, payload_version = ?4, \
-         run_at = CASE WHEN ?5 THEN ?6 ELSE run_at END, updated_at = ?7 WHERE id = ?1",
+         run_at = CASE WHEN ?5 THEN ?6 ELSE run_at END, updated_at = ?7, needs = ?8 WHERE id = ?1",
     )?
     .execute(params![
         id,
@@ -123,6 +126,7 @@ fn replace_queued(tx: &Transaction<'_>, id: i64, row: &NewRow<'_>) -> Result<()>
         debounced,
         row.run_at.as_millis(),
         row.now.as_millis(),
+        row.needs,
     ])?;
     Ok(())
 }
@@ -139,6 +143,9 @@ struct FollowUp {
     max_attempts: u32,
     actor: String,
     timeout_ms: Option<i64>,
+    /// Its constraints, stored (absent: none).
+    #[serde(default)]
+    needs: i64,
 }
 
 fn set_follow_up(tx: &Transaction<'_>, id: i64, row: &NewRow<'_>) -> Result<()> {
@@ -154,6 +161,7 @@ fn set_follow_up(tx: &Transaction<'_>, id: i64, row: &NewRow<'_>) -> Result<()> 
         max_attempts: row.max_attempts,
         actor: row.actor.as_str().to_owned(),
         timeout_ms: row.timeout_ms,
+        needs: row.needs,
     };
     let text = serde_json::to_string(&follow_up).expect("a follow-up serialises");
     tx.prepare_cached("UPDATE jobs SET follow_up = ?2 WHERE id = ?1")?
@@ -226,15 +234,16 @@ pub(crate) fn take_follow_up(
         // no earlier than its retry was due.
         let start = start.as_millis().max(run_at);
         tx.prepare_cached(
-            "UPDATE jobs SET payload = ?2, priority = ?3, payload_version = ?4, run_at = ?5 \
-             WHERE id = ?1",
+            "UPDATE jobs SET payload = ?2, priority = ?3, payload_version = ?4, run_at = ?5, \
+             needs = ?6 WHERE id = ?1",
         )?
         .execute(params![
             id.raw(),
             follow_up.payload,
             follow_up.priority,
             follow_up.payload_version,
-            start
+            start,
+            follow_up.needs,
         ])?;
         return Ok(Some(super::Change {
             id,
@@ -259,6 +268,7 @@ pub(crate) fn take_follow_up(
             timeout_ms: follow_up.timeout_ms,
             payload_version: follow_up.payload_version,
             on_duplicate: OnDuplicate::Keep,
+            needs: follow_up.needs,
             now,
         },
         &mut NextId::new(),

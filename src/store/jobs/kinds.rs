@@ -1,11 +1,12 @@
 //! A kind's settings stored in `kinds`: its cap, whether it is paused, its rate limit
-//! and the limit's state, and how many lease expiries in a row end a job of it.
+//! and the limit's state, what its jobs need of the machine, and how many lease
+//! expiries in a row end a job of it.
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use crate::clock::Timestamp;
 use crate::error::Result;
-use crate::model::RateState;
+use crate::model::{Constraints, RateState};
 
 /// What a claim needs to know of a kind: its stored cap, whether it is paused, and
 /// its rate limit with the limit's state.
@@ -14,13 +15,14 @@ pub(crate) struct KindSettings {
     pub cap: Option<u32>,
     pub paused: bool,
     pub rate: Option<RateState>,
+    pub needs: Constraints,
 }
 
 /// The settings of `kind` stored in the file (none: no cap, not paused, no limit).
 pub(crate) fn kind_settings(conn: &Connection, kind: &str) -> Result<KindSettings> {
     Ok(conn
         .prepare_cached(
-            "SELECT max_running, paused, rate_starts, rate_window_ms, rate_next \
+            "SELECT max_running, paused, rate_starts, rate_window_ms, rate_next, needs \
              FROM kinds WHERE kind = ?1",
         )?
         .query_row([kind], |r| {
@@ -35,6 +37,7 @@ pub(crate) fn kind_settings(conn: &Connection, kind: &str) -> Result<KindSetting
                     window_ms,
                     next,
                 }),
+                needs: Constraints::from_needs(r.get::<_, Option<i64>>(5)?.unwrap_or(0)),
             })
         })
         .optional()?
@@ -155,6 +158,32 @@ pub(crate) fn set_kind_paused(
     )?
     .execute(params![kind, paused, now.as_millis()])?;
     Ok(())
+}
+
+/// Stores what every job of `kind` needs of the machine (`None`: nothing).
+pub(crate) fn set_kind_needs(
+    tx: &Transaction<'_>,
+    kind: &str,
+    needs: Option<Constraints>,
+    now: Timestamp,
+) -> Result<()> {
+    let needs = needs.map(Constraints::to_needs).filter(|needs| *needs != 0);
+    tx.prepare_cached(
+        "INSERT INTO kinds (kind, needs, updated_at) VALUES (?1, ?2, ?3) \
+         ON CONFLICT (kind) DO UPDATE SET needs = excluded.needs, \
+         updated_at = excluded.updated_at",
+    )?
+    .execute(params![kind, needs, now.as_millis()])?;
+    Ok(())
+}
+
+/// The kinds whose jobs need something of the machine, with what they need.
+pub(crate) fn kind_needs(conn: &Connection) -> Result<Vec<(String, Constraints)>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT kind, needs FROM kinds WHERE needs IS NOT NULL AND needs <> 0 ORDER BY kind",
+    )?;
+    let rows = statement.query_map([], |r| Ok((r.get(0)?, Constraints::from_needs(r.get(1)?))))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// The paused kinds, by name.

@@ -7,8 +7,8 @@ use serde_json::Value;
 use crate::clock::Timestamp;
 use crate::error::{Error, Result};
 use crate::model::{
-    sanitize_error, to_sql_glob, Actor, Job, JobFilter, JobId, JobProgressValue, JobStatus,
-    KindCount, Patterns, Priority,
+    sanitize_error, to_sql_glob, Actor, Constraints, Job, JobFilter, JobId, JobProgressValue,
+    JobStatus, KindCount, Patterns, Priority,
 };
 
 use super::{status_from, JOB_COLUMNS};
@@ -162,6 +162,7 @@ pub(crate) fn counts(conn: &Connection) -> Result<Vec<KindCount>> {
             count: r.get(2)?,
             handler_missing: false,
             rate_limited_until: None,
+            waiting_for: Vec::new(),
         })
     })?;
     let mut counts = rows.collect::<rusqlite::Result<Vec<_>>>()?;
@@ -240,6 +241,8 @@ fn job_from_row(r: &Row<'_>) -> rusqlite::Result<(Job, Option<Error>)> {
         // reads the rate limits beside.
         handler_missing: false,
         rate_limited_until: None,
+        constraints: Constraints::from_needs(r.get(24)?),
+        waiting_for: Vec::new(),
     };
     Ok((job, unreadable))
 }
