@@ -303,6 +303,27 @@ await test("a job of a kind this build no longer runs shows in the inspector as 
   );
 });
 
+await test("a job that needs a charger waits on battery, says so, and runs once plugged in", browser, async () => {
+  // The demo's own switch flips its condition source; the plugin sees "on battery".
+  await click(browser, "battery-toggle");
+  await click(browser, "reembed");
+  await until(browser, "the page to say why it waits", async () =>
+    (await text(browser, "reembed-state")) === "queued · waiting for a charger",
+  );
+  await until(browser, "the inspector to say it too", async () => {
+    const rows = await browser.execute(() =>
+      Array.from(document.querySelector("jobs-inspector").shadowRoot.querySelectorAll("#jobs tr[data-id] td.status")).map((td) => td.textContent),
+    );
+    return rows.some((status) => status.includes("waiting for a charger"));
+  });
+  // Still waiting a second later: nothing claims it on battery.
+  await browser.pause(1000);
+  if ((await text(browser, "reembed-state")) !== "queued · waiting for a charger") throw new Error("it ran on battery");
+  // Plugged in: the change wakes the runner, and the job runs.
+  await click(browser, "battery-toggle");
+  await until(browser, "the job to run", async () => (await text(browser, "reembed-state")) === "succeeded", 15_000);
+});
+
 await test("a rate-limited Refresh says until when, and asks the server nothing more", browser, async () => {
   await click(browser, "throttle-toggle");
   await click(browser, "refresh");

@@ -1,11 +1,13 @@
 // The demo page, written against the plugin's webview API (guest-js) only, plus
-// three demo-only commands that flip the loopback feed's switches.
+// demo-only commands that flip the loopback feed's switches and pretend the machine
+// is on battery.
 import { invoke } from "@tauri-apps/api/core";
 
 import {
   cancel,
   deleteJob,
   enqueue,
+  getJob,
   jobCounts,
   listJobs,
   listSchedules,
@@ -235,6 +237,27 @@ function tickRetries() {
   }, 1000);
 }
 
+// ===== a job that needs a charger =====
+
+let reembedJob: number | null = null;
+async function renderReembed() {
+  if (reembedJob === null) return;
+  const job = await getJob(reembedJob);
+  if (!job) return;
+  // Why it waits comes from the plugin: the machine does not meet what the kind needs.
+  const waiting = (job.waitingFor ?? []).some((w) => w.condition === "acPower");
+  $("reembed-state").textContent = waiting ? `${job.status} · waiting for a charger` : job.status;
+  $("reembed-state").dataset.status = job.status;
+}
+$("reembed").addEventListener("click", async () => {
+  reembedJob = (await enqueue("reembed", "inbox")).id;
+  await renderReembed();
+});
+$<HTMLInputElement>("battery-toggle").addEventListener("change", async (event) => {
+  await invoke("set_pretend_on_battery", { onBattery: (event.target as HTMLInputElement).checked });
+  await renderReembed();
+});
+
 // ===== schedule =====
 
 async function renderSchedule() {
@@ -271,6 +294,7 @@ function jobsChanged() {
   setTimeout(() => {
     jobsPending = false;
     void renderJobs();
+    void renderReembed();
   }, 100);
 }
 

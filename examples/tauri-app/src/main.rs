@@ -2,11 +2,13 @@
 //! Refresh button and focus-triggered sync, a long local "export" with a progress bar
 //! and Cancel, durable "ingest" jobs with progress bars, priorities, retries, live
 //! states and admin actions (retry now, delete, cancel, pause the kind), and a
-//! schedule to run now or pause. `raw.db` lives in the app's data directory (or
+//! schedule to run now or pause, and a "reembed" kind that waits for a charger (with a
+//! switch to pretend the machine is on battery). `raw.db` lives in the app's data directory (or
 //! `JOBS_DEMO_DB`).
 
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
+mod conditions;
 mod server;
 mod source;
 
@@ -17,11 +19,12 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use tauri::{Manager, State};
 use tauri_plugin_jobs::local::BoxError;
-use tauri_plugin_jobs::queue::{Retire, RetryPolicy};
+use tauri_plugin_jobs::queue::{Constraints, Retire, RetryPolicy};
 use tauri_plugin_jobs::runner::{Handler, JobContext, JobError};
 use tauri_plugin_jobs::scheduler::ScheduleSpec;
 use tauri_plugin_jobs::sync::{SyncPolicy, SyncTarget};
 
+use conditions::DemoConditions;
 use server::Feed;
 use source::FeedSource;
 
@@ -115,6 +118,21 @@ fn enqueue_legacy_job(app: tauri::AppHandle) -> Result<i64, String> {
         .map_err(|error| error.to_string())
 }
 
+/// The page's "Pretend on battery" switch: a command of the demo, not of the plugin.
+#[tauri::command]
+fn set_pretend_on_battery(conditions: State<'_, DemoConditions>, on_battery: bool) {
+    conditions.pretend_on_battery(on_battery);
+}
+
+/// Re-embeds a mailbox: only on a charger (the kind's constraint).
+fn reembed_handler() -> Handler {
+    Handler::new("reembed", |mailbox: String, _ctx: JobContext| async move {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        Ok(format!("re-embedded {mailbox}"))
+    })
+    .constraints(Constraints::none().ac_power())
+}
+
 #[tauri::command]
 fn bump_feed(server: State<'_, DemoServer>) {
     server.feed.version.fetch_add(1, Ordering::Relaxed);
@@ -153,8 +171,11 @@ fn ingest_handler() -> Handler {
 
 fn main() {
     let (address, feed) = server::start().expect("the demo feed starts on loopback");
+    let conditions = DemoConditions::default();
     let mut jobs = tauri_plugin_jobs::Builder::new()
         .handler(ingest_handler())
+        .handler(reembed_handler())
+        .conditions(conditions.clone())
         // A kind an earlier version of the demo ran and this one does not: its jobs
         // show as waiting for a handler until the next start retires them.
         .retire_kind(LEGACY_KIND, Retire::Cancel)
@@ -193,6 +214,7 @@ fn main() {
     tauri::Builder::default()
         .plugin(jobs.build())
         .manage(DemoServer { address, feed })
+        .manage(conditions)
         .invoke_handler(tauri::generate_handler![
             server_info,
             set_server_failing,
@@ -200,6 +222,7 @@ fn main() {
             open_focus_window,
             enqueue_legacy_job,
             focus_window,
+            set_pretend_on_battery,
             bump_feed
         ])
         .run(tauri::generate_context!())
