@@ -89,8 +89,9 @@ fn schema_step(conn: &Connection, i: usize) {
     let id: i64 = in_txn(conn, || {
         let id = conn
             .prepare_cached(
+                // The queue's claim reads one lane of `needs` (0: no constraints).
                 "SELECT id FROM jobs
-                 WHERE status = 'queued' AND kind = 'k' AND run_at <= ?1
+                 WHERE status = 'queued' AND kind = 'k' AND needs = 0 AND run_at <= ?1
                  ORDER BY priority DESC, run_at, id LIMIT 1",
             )
             .unwrap()

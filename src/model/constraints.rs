@@ -2,8 +2,9 @@
 //! machine is like now ([`Conditions`]), and what a job waits for when the two do not
 //! meet ([`WaitingFor`]).
 //!
-//! Constraints are stored as one integer (`needs`, in `jobs` and in `kinds`) so that
-//! the claim's seek filters them inside the `jobs_active` index:
+//! Constraints are stored as one integer (`needs`, in `jobs` and in `kinds`); in the
+//! `jobs_active` index it follows the kind, so the jobs of one value of it form a lane
+//! the claim reads only when the machine meets it:
 //!
 //! | bits | meaning |
 //! | --- | --- |
@@ -20,8 +21,6 @@ const AC_POWER: i64 = 1;
 const UNMETERED: i64 = 2;
 const BATTERY_SHIFT: u32 = 8;
 const IDLE_SHIFT: u32 = 16;
-/// A bound for "any idle time": larger than every stored need, small enough to bind.
-const IDLE_ANY: i64 = i64::MAX >> (IDLE_SHIFT + 1);
 
 /// What a job needs of the machine before it may start: a charger, a battery not
 /// below a level, an unmetered network, a user away from the keyboard. A job whose
@@ -217,27 +216,6 @@ impl Conditions {
             }
         }
         waiting
-    }
-
-    /// The values the claim's SQL compares `needs` with: the bits that are unmet
-    /// now, the battery's charge (255 when no level can be unmet), the idle seconds.
-    pub(crate) fn sql_bounds(&self) -> (i64, i64, i64) {
-        let on_battery = self.on_ac_power == Some(false);
-        let mut unmet = 0;
-        if on_battery {
-            unmet |= AC_POWER;
-        }
-        if self.metered_network == Some(true) {
-            unmet |= UNMETERED;
-        }
-        let battery = match (on_battery, self.battery_percent) {
-            (true, Some(percent)) => i64::from(percent),
-            _ => 255,
-        };
-        let idle = self.user_idle_secs.map_or(IDLE_ANY, |secs| {
-            i64::try_from(secs).unwrap_or(IDLE_ANY).min(IDLE_ANY)
-        });
-        (unmet, battery, idle)
     }
 
     /// When `needs` would be met if nothing but the user's idle time changed: the

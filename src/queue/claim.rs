@@ -218,12 +218,10 @@ impl Queue {
             // runner asks every poll interval, and other processes are writing. After
             // a claim that found work, the next one goes straight to the write: the
             // reads would only add a read transaction to every job.
-            let nothing =
-                db.read(|conn| {
-                    let expired = sweep && jobs::any_expired(conn, now)?;
-                    Ok(!expired
-                        && !jobs::any_runnable(conn, &versioned, now, conditions.sql_bounds())?)
-                })?;
+            let nothing = db.read(|conn| {
+                let expired = sweep && jobs::any_expired(conn, now)?;
+                Ok(!expired && !jobs::any_runnable(conn, &versioned, now, &conditions)?)
+            })?;
             if nothing {
                 return Ok((Vec::new(), Vec::new()));
             }
@@ -291,12 +289,11 @@ impl Queue {
     /// claim order for long ones. Jobs that are runnable now count as now-or-earlier.
     pub fn next_run_at(&self, kinds: &[String]) -> Result<Option<Timestamp>> {
         let specs = self.db().kinds().specs();
-        let any = Conditions::unknown().sql_bounds();
         self.db().read(|conn| {
             let mut earliest: Option<Timestamp> = None;
             for kind in kinds {
                 let version = specs.get(kind).map_or(1, KindSpec::version);
-                if let Some(at) = jobs::next_run_at(conn, kind, version, any)? {
+                if let Some(at) = jobs::next_run_at(conn, kind, version, None)? {
                     earliest = Some(earliest.map_or(at, |e| e.min(at)));
                 }
             }
@@ -323,7 +320,7 @@ impl Queue {
         let specs = self.db().kinds().specs();
         let now = self.db().now();
         let conditions = self.db().conditions(now);
-        let bounds = conditions.sql_bounds();
+        let met = Some(&conditions);
         self.db().read(|conn| {
             let mut earliest: Option<Timestamp> = None;
             let mut sooner = |at: Timestamp| earliest = Some(earliest.map_or(at, |e| e.min(at)));
@@ -338,21 +335,18 @@ impl Queue {
                     (0, _) => {
                         // The kind waits for the user to be idle long enough.
                         if let Some(wait) = room.idle_wait {
-                            if let Some(at) = jobs::next_run_at(conn, kind, version, bounds)? {
+                            if let Some(at) = jobs::next_run_at(conn, kind, version, met)? {
                                 sooner(at.max(now.saturating_add(wait)));
                             }
                         }
                     }
                     _ => {
-                        if let Some(at) = jobs::next_run_at(conn, kind, version, bounds)? {
+                        if let Some(at) = jobs::next_run_at(conn, kind, version, met)? {
                             sooner(at);
                         }
                         // A job that waits for the user to be idle longer than now.
-                        if let Some(idle) = conditions.user_idle_secs {
-                            if let Some(need) = jobs::next_idle_need(conn, kind, version, bounds)? {
-                                let wait = (need as u64).saturating_sub(idle).max(1);
-                                sooner(now.saturating_add(Duration::from_secs(wait)));
-                            }
+                        if let Some(wait) = jobs::idle_wait(conn, kind, &conditions)? {
+                            sooner(now.saturating_add(wait));
                         }
                     }
                 }
@@ -364,7 +358,7 @@ impl Queue {
                     continue;
                 }
                 let version = known_version(request, &specs, kind);
-                if let Some(at) = jobs::next_run_at(conn, kind, version, bounds)? {
+                if let Some(at) = jobs::next_run_at(conn, kind, version, met)? {
                     let at = at.max(free);
                     earliest = Some(earliest.map_or(at, |e| e.min(at)));
                 }
@@ -412,6 +406,7 @@ fn room(
             } else {
                 conditions.idle_met_in(&settings.needs)
             },
+            has_needs: settings.has_needs,
         });
     }
     let cap = match (settings.cap, request.limits.get(kind)) {
@@ -428,6 +423,7 @@ fn room(
         rate: settings.rate,
         rate_bound: rate_room == 0 && under_cap > 0,
         idle_wait: None,
+        has_needs: settings.has_needs,
     })
 }
 
@@ -442,6 +438,8 @@ struct Room {
     /// Nothing may start because the user has not been idle long enough for the
     /// kind's needs: how much longer.
     idle_wait: Option<Duration>,
+    /// A queued job of the kind may have constraints of its own.
+    has_needs: bool,
 }
 
 /// Checks a claim request before any transaction starts.
@@ -469,10 +467,12 @@ fn claim_in(
 ) -> Result<Vec<ClaimedJob>> {
     let mut candidates = Vec::new();
     let mut limited = Vec::new();
-    let bounds = conditions.sql_bounds();
     for &(kind, version) in kinds {
         let Room {
-            now: room, rate, ..
+            now: room,
+            rate,
+            has_needs,
+            ..
         } = room(tx, request, kind, (now, conditions))?;
         let room = room.min(request.max_jobs);
         if let Some(rate) = rate.filter(|_| room > 0) {
@@ -480,7 +480,7 @@ fn claim_in(
         }
         if room > 0 {
             candidates.extend(
-                jobs::candidates(tx, (kind, version), now, room, bounds)?
+                jobs::candidates(tx, (kind, version), now, room, (conditions, has_needs))?
                     .into_iter()
                     .map(|candidate| (candidate, kind)),
             );

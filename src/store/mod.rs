@@ -429,6 +429,23 @@ mod tests {
     }
 
     #[test]
+    fn the_claims_seek_reads_jobs_in_claim_order_from_the_index_with_no_sort() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("raw.db"), &StoreOptions::default()).unwrap();
+        let plan: Vec<String> = store
+            .conn()
+            .prepare(&format!("EXPLAIN QUERY PLAN {}", jobs::CANDIDATES))
+            .unwrap()
+            .query_map([1, 2, 3, 4], |row| row.get(3))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        let plan = plan.join("; ");
+        assert!(plan.contains("USING COVERING INDEX jobs_active"), "{plan}");
+        assert!(!plan.contains("TEMP B-TREE"), "{plan}");
+    }
+
+    #[test]
     fn full_synchronous_is_applied() {
         let dir = tempfile::tempdir().unwrap();
         let options = StoreOptions {

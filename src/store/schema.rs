@@ -270,17 +270,25 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     // 12: constraints (what a job needs of the machine: a charger, a battery level, an
     //   unmetered network, an idle user), as one integer (`model::Constraints`, bits
     //   in `model/constraints.rs`): 0 for no need.
-    // - `jobs.needs`: the job's own. `jobs_active` is made again with it at its end,
-    //   so the claim's seek filters unmet needs inside the index (queued and running
-    //   rows only: quick to rebuild).
+    // - `jobs.needs`: the job's own. `jobs_active` is made again with it right after
+    //   the kind: each value is a lane of its own, in claim order within, so a claim
+    //   reads only the lanes the machine meets (0 first) and a backlog waiting for a
+    //   charger is never read through. The lanes are found by seeking from one value
+    //   to the next (`store::jobs::lanes`); queued and running rows only: quick to
+    //   rebuild.
     // - `kinds.needs`: every job of the kind needs these too (NULL: none).
+    // - `kinds.has_needs`: a queued job of the kind may have needs of its own; set by
+    //   the statement that stores them, cleared by a claim that finds none. Without
+    //   it a claim reads lane 0 alone: an extra seek on every claim was 7 % more
+    //   instructions for claim + complete.
     r#"
     ALTER TABLE jobs ADD COLUMN needs INTEGER NOT NULL DEFAULT 0;
     DROP INDEX jobs_active;
     CREATE INDEX jobs_active ON jobs
-        (status DESC, kind, priority DESC, run_at, id, lease_expires_at, payload_version, needs)
+        (status DESC, kind, needs, priority DESC, run_at, id, lease_expires_at, payload_version)
         WHERE status = 'queued' OR status = 'running';
     ALTER TABLE kinds ADD COLUMN needs INTEGER;
+    ALTER TABLE kinds ADD COLUMN has_needs INTEGER NOT NULL DEFAULT 0;
     "#,
 ];
 

@@ -258,3 +258,66 @@ fn a_replace_takes_the_new_constraints_and_a_follow_up_keeps_its_own() {
     assert_eq!(follow_up.constraints, Constraints::none().ac_power());
     assert_eq!(follow_up.waiting_for, [WaitingFor::AcPower]);
 }
+
+#[test]
+fn jobs_whose_constraints_are_met_keep_their_place_in_claim_order() {
+    let h = Harness::new();
+    let conditions = FakeConditions::new();
+    conditions.set_on_ac_power(Some(true));
+    let queue = with_conditions(&h, &conditions);
+    let on = |needs: Constraints, priority: Priority| {
+        queue
+            .enqueue(
+                "embed",
+                &1,
+                EnqueueOptions::new().constraints(needs).priority(priority),
+            )
+            .unwrap()
+            .id
+    };
+    let low = on(Constraints::none(), Priority(10));
+    h.advance(SEC);
+    let high = on(Constraints::none().ac_power(), Priority(90));
+    h.advance(SEC);
+    let middle = on(
+        Constraints::none().ac_power().unmetered_network(),
+        Priority(50),
+    );
+    h.advance(SEC);
+    let also_middle = on(Constraints::none(), Priority(50));
+    let order: Vec<JobId> = (0..4)
+        .map(|_| {
+            queue
+                .claim(&ClaimRequest::new("w", ["embed"]).lease(30 * SEC))
+                .unwrap()
+                .pop()
+                .unwrap()
+                .job
+                .id
+        })
+        .collect();
+    assert_eq!(order, [high, middle, also_middle, low]);
+    // With none left, claims read the unconstrained lane alone; a new constrained job
+    // (from another handle) is seen again at once.
+    assert!(claim_all(&queue, &["embed"]).is_empty());
+    let other = with_conditions(&h, &conditions);
+    let plain = other
+        .enqueue("embed", &1, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    let urgent = other
+        .enqueue(
+            "embed",
+            &1,
+            EnqueueOptions::new()
+                .constraints(Constraints::none().ac_power())
+                .priority(Priority(90)),
+        )
+        .unwrap()
+        .id;
+    let ids: Vec<JobId> = claim_all(&queue, &["embed"])
+        .iter()
+        .map(|c| c.job.id)
+        .collect();
+    assert_eq!(ids, [urgent, plain]);
+}

@@ -2,11 +2,11 @@
 //! running, failing an unreadable one, and the cheap reads that let an idle claimer
 //! skip the write lock.
 
-use rusqlite::{params, Connection, Transaction};
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use crate::clock::Timestamp;
 use crate::error::{Error, Result};
-use crate::model::{Job, JobId, JobStatus};
+use crate::model::{Conditions, Constraints, Job, JobId, JobStatus};
 
 use super::read::read_one;
 use super::{status_from, take_follow_up, tally, Change};
@@ -112,29 +112,94 @@ pub(crate) fn next_lease_expiry(conn: &Connection) -> Result<Option<Timestamp>> 
     Ok(at.map(Timestamp::from_millis))
 }
 
-/// The bounds a job's `needs` is compared with ([`Conditions::sql_bounds`]): the
-/// unmet bits, the battery's charge, the user's idle seconds.
-pub(crate) type NeedBounds = (i64, i64, i64);
+/// The `needs` values of the queued jobs of `kind` that `conditions` meets (all of
+/// them with `None`), 0 (no need) first: each is a lane of `jobs_active`, whose key
+/// puts `needs` right after the kind, so that jobs waiting for the machine lie apart
+/// from the rest and a claim never reads through them. Found by seeking from one
+/// value to the next, not by reading the jobs: a kind without constrained jobs costs
+/// nothing: `kinds.has_needs` (`flagged`, read here when `None`) says whether any job
+/// of the kind may have constraints, and without it only lane 0 is read.
+pub(crate) fn lanes(
+    conn: &Connection,
+    kind: &str,
+    conditions: Option<&Conditions>,
+    flagged: Option<bool>,
+) -> Result<Lanes> {
+    let mut lanes = Lanes {
+        met: vec![0],
+        any: false,
+    };
+    let flagged = match flagged {
+        Some(flagged) => flagged,
+        None => super::kind_settings(conn, kind)?.has_needs,
+    };
+    if !flagged {
+        return Ok(lanes);
+    }
+    let mut statement = conn.prepare_cached(
+        "SELECT needs FROM jobs INDEXED BY jobs_active \
+         WHERE status = 'queued' AND kind = ?1 AND needs > ?2 ORDER BY needs LIMIT 1",
+    )?;
+    let mut after = 0i64;
+    while let Some(needs) = statement
+        .query_row(params![kind, after], |r| r.get::<_, i64>(0))
+        .optional()?
+    {
+        after = needs;
+        lanes.any = true;
+        let met = conditions
+            .is_none_or(|conditions| conditions.unmet(&Constraints::from_needs(needs)).is_empty());
+        if met {
+            lanes.met.push(needs);
+        }
+    }
+    Ok(lanes)
+}
 
-/// Whether a job of one of `kinds` whose needs `bounds` meets is runnable at `now` (a
-/// read, no lock taken).
+/// The lanes of a kind's queued jobs ([`lanes`]).
+pub(crate) struct Lanes {
+    /// The values of `needs` the conditions meet, 0 first.
+    pub met: Vec<i64>,
+    /// Whether any queued job of the kind has constraints at all.
+    pub any: bool,
+}
+
+/// How long the user must stay idle before a queued job of `kind` that waits only for
+/// that may start, the least of them; `None` when no job waits only for idle time.
+pub(crate) fn idle_wait(
+    conn: &Connection,
+    kind: &str,
+    conditions: &Conditions,
+) -> Result<Option<std::time::Duration>> {
+    let mut waits = Vec::new();
+    for needs in lanes(conn, kind, None, None)?.met {
+        if let Some(wait) = conditions.idle_met_in(&Constraints::from_needs(needs)) {
+            waits.push(wait);
+        }
+    }
+    Ok(waits.into_iter().min())
+}
+
+/// Whether a job of one of `kinds` whose needs `conditions` meets is runnable at `now`
+/// (a read, no lock taken).
 pub(crate) fn any_runnable(
     conn: &Connection,
     kinds: &[(&str, u32)],
     now: Timestamp,
-    (unmet, battery, idle): NeedBounds,
+    conditions: &Conditions,
 ) -> Result<bool> {
-    let mut statement = conn.prepare_cached(
-        "SELECT EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_active \
-         WHERE status = 'queued' AND kind = ?1 AND run_at <= ?2 AND payload_version <= ?3 \
-         AND (needs & ?4) = 0 AND ((needs >> 8) & 255) <= ?5 AND (needs >> 16) <= ?6)",
-    )?;
     for (kind, version) in kinds {
-        if statement.query_row(
-            params![kind, now.as_millis(), version, unmet, battery, idle],
-            |r| r.get::<_, bool>(0),
-        )? {
-            return Ok(true);
+        for needs in lanes(conn, kind, Some(conditions), None)?.met {
+            let mut statement = conn.prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_active \
+                 WHERE status = 'queued' AND kind = ?1 AND needs = ?4 AND run_at <= ?2 \
+                 AND payload_version <= ?3)",
+            )?;
+            if statement.query_row(params![kind, now.as_millis(), version, needs], |r| {
+                r.get::<_, bool>(0)
+            })? {
+                return Ok(true);
+            }
         }
     }
     Ok(false)
@@ -166,28 +231,42 @@ pub(crate) fn candidates(
     (kind, version): (&str, u32),
     now: Timestamp,
     limit: u32,
-    (unmet, battery, idle): NeedBounds,
+    (conditions, flagged): (&Conditions, bool),
 ) -> Result<Vec<Candidate>> {
     // A payload newer than the claimer knows waits for a build that does; a job whose
-    // needs the machine does not meet waits for it.
-    let mut statement = tx.prepare_cached(
-        "SELECT priority, run_at, id FROM jobs INDEXED BY jobs_active \
-         WHERE status = 'queued' AND kind = ?1 AND run_at <= ?2 AND payload_version <= ?3 \
-         AND (needs & ?4) = 0 AND ((needs >> 8) & 255) <= ?5 AND (needs >> 16) <= ?6 \
-         ORDER BY priority DESC, run_at, id",
-    )?;
-    let rows = statement.query_map(
-        params![kind, now.as_millis(), version, unmet, battery, idle],
-        |r| {
+    // needs the machine does not meet waits in a lane that is not read.
+    let mut statement = tx.prepare_cached(CANDIDATES)?;
+    let mut found = Vec::new();
+    let lanes = lanes(tx, kind, Some(conditions), Some(flagged))?;
+    if flagged && !lanes.any {
+        // The last job with constraints is gone: claims read lane 0 alone again.
+        tx.prepare_cached("UPDATE kinds SET has_needs = 0 WHERE kind = ?1")?
+            .execute([kind])?;
+    }
+    for needs in lanes.met {
+        let rows = statement.query_map(params![kind, now.as_millis(), version, needs], |r| {
             Ok(Candidate {
                 neg_priority: -r.get::<_, i64>(0)?,
                 run_at: r.get(1)?,
                 id: r.get(2)?,
             })
-        },
-    )?;
-    Ok(rows.take(limit as usize).collect::<rusqlite::Result<_>>()?)
+        })?;
+        for row in rows.take(limit as usize) {
+            found.push(row?);
+        }
+    }
+    // One lane is already in claim order; several are merged.
+    if found.len() > limit as usize {
+        found.sort_unstable();
+        found.truncate(limit as usize);
+    }
+    Ok(found)
 }
+
+/// The claim's seek: one lane of `needs`, in claim order straight from the index.
+pub(crate) const CANDIDATES: &str = "SELECT priority, run_at, id FROM jobs INDEXED BY jobs_active \
+     WHERE status = 'queued' AND kind = ?1 AND needs = ?4 AND run_at <= ?2 \
+     AND payload_version <= ?3 ORDER BY priority DESC, run_at, id";
 
 /// Marks a queued job running under `worker` until `expires_at`; returns it.
 ///
@@ -257,40 +336,26 @@ pub(crate) fn fail_unreadable(
 }
 
 /// The earliest `run_at` among the first [`NEXT_RUN_SCAN`] queued jobs of `kind` in
-/// claim order. Bounded on purpose: the ready index is ordered by priority first, so
+/// claim order, in each lane of needs that `conditions` meets (every lane: `None`). Bounded on purpose: the ready index is ordered by priority first, so
 /// an exact minimum would read every queued job of the kind. The runner only uses it
 /// to sleep less than its poll interval.
 pub(crate) fn next_run_at(
     conn: &Connection,
     kind: &str,
     version: u32,
-    (unmet, battery, idle): NeedBounds,
+    conditions: Option<&Conditions>,
 ) -> Result<Option<Timestamp>> {
-    let at: Option<i64> = conn
-        .prepare_cached(&format!(
-            "SELECT min(run_at) FROM (SELECT run_at FROM jobs INDEXED BY jobs_active \
-             WHERE status = 'queued' AND kind = ?1 AND payload_version <= ?2 \
-             AND (needs & ?3) = 0 AND ((needs >> 8) & 255) <= ?4 AND (needs >> 16) <= ?5 LIMIT {NEXT_RUN_SCAN})"
-        ))?
-        .query_row(params![kind, version, unmet, battery, idle], |r| r.get(0))?;
-    Ok(at.map(Timestamp::from_millis))
-}
-
-/// The least idle time (in seconds) that a queued job of `kind` needs beyond `idle`
-/// while every other need of it is met: when such a job could start if the user
-/// stays away.
-pub(crate) fn next_idle_need(
-    conn: &Connection,
-    kind: &str,
-    version: u32,
-    (unmet, battery, idle): NeedBounds,
-) -> Result<Option<i64>> {
-    Ok(conn
-        .prepare_cached(&format!(
-            "SELECT min(needs >> 16) FROM (SELECT needs FROM jobs INDEXED BY jobs_active \
-             WHERE status = 'queued' AND kind = ?1 AND payload_version <= ?2 \
-             AND (needs & ?3) = 0 AND ((needs >> 8) & 255) <= ?4 AND (needs >> 16) > ?5 \
-             LIMIT {NEXT_RUN_SCAN})"
-        ))?
-        .query_row(params![kind, version, unmet, battery, idle], |r| r.get(0))?)
+    let mut statement = conn.prepare_cached(&format!(
+        "SELECT min(run_at) FROM (SELECT run_at FROM jobs INDEXED BY jobs_active \
+         WHERE status = 'queued' AND kind = ?1 AND needs = ?3 AND payload_version <= ?2 \
+         LIMIT {NEXT_RUN_SCAN})"
+    ))?;
+    let mut earliest: Option<i64> = None;
+    for needs in lanes(conn, kind, conditions, None)?.met {
+        let at: Option<i64> = statement.query_row(params![kind, version, needs], |r| r.get(0))?;
+        if let Some(at) = at {
+            earliest = Some(earliest.map_or(at, |e| e.min(at)));
+        }
+    }
+    Ok(earliest.map(Timestamp::from_millis))
 }

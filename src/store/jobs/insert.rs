@@ -106,6 +106,9 @@ pub(crate) fn insert(
         row.payload_version,
         row.needs,
     ])?;
+    if row.needs != 0 {
+        super::flag_kind_needs(tx, row.kind, row.now)?;
+    }
     next.0 = Some(id + 1);
     Ok((JobId::from_raw(id), EnqueueOutcome::Created, 0))
 }
@@ -128,6 +131,9 @@ fn replace_queued(tx: &Transaction<'_>, id: i64, row: &NewRow<'_>) -> Result<()>
         row.now.as_millis(),
         row.needs,
     ])?;
+    if row.needs != 0 {
+        super::flag_kind_needs(tx, row.kind, row.now)?;
+    }
     Ok(())
 }
 
@@ -245,6 +251,9 @@ pub(crate) fn take_follow_up(
             start,
             follow_up.needs,
         ])?;
+        if follow_up.needs != 0 {
+            super::flag_kind_needs(tx, &kind, now)?;
+        }
         return Ok(Some(super::Change {
             id,
             kind,

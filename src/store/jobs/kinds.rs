@@ -16,14 +16,17 @@ pub(crate) struct KindSettings {
     pub paused: bool,
     pub rate: Option<RateState>,
     pub needs: Constraints,
+    /// A queued job of the kind may have constraints of its own (set by the insert
+    /// that stores one, cleared by a claim that finds none).
+    pub has_needs: bool,
 }
 
 /// The settings of `kind` stored in the file (none: no cap, not paused, no limit).
 pub(crate) fn kind_settings(conn: &Connection, kind: &str) -> Result<KindSettings> {
     Ok(conn
         .prepare_cached(
-            "SELECT max_running, paused, rate_starts, rate_window_ms, rate_next, needs \
-             FROM kinds WHERE kind = ?1",
+            "SELECT max_running, paused, rate_starts, rate_window_ms, rate_next, needs, \
+             has_needs FROM kinds WHERE kind = ?1",
         )?
         .query_row([kind], |r| {
             let starts: Option<u32> = r.get(2)?;
@@ -38,6 +41,7 @@ pub(crate) fn kind_settings(conn: &Connection, kind: &str) -> Result<KindSetting
                     next,
                 }),
                 needs: Constraints::from_needs(r.get::<_, Option<i64>>(5)?.unwrap_or(0)),
+                has_needs: r.get(6)?,
             })
         })
         .optional()?
@@ -174,6 +178,17 @@ pub(crate) fn set_kind_needs(
          updated_at = excluded.updated_at",
     )?
     .execute(params![kind, needs, now.as_millis()])?;
+    Ok(())
+}
+
+/// Notes that a queued job of `kind` has constraints of its own, in the transaction
+/// that stored them: claims then read the kind's lanes of constrained jobs.
+pub(crate) fn flag_kind_needs(tx: &Transaction<'_>, kind: &str, now: Timestamp) -> Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO kinds (kind, has_needs, updated_at) VALUES (?1, 1, ?2) \
+         ON CONFLICT (kind) DO UPDATE SET has_needs = 1 WHERE has_needs = 0",
+    )?
+    .execute(params![kind, now.as_millis()])?;
     Ok(())
 }
 
