@@ -1,0 +1,96 @@
+//! Windows: power and the battery from `GetSystemPowerStatus`, idle time from
+//! `GetLastInputInfo` (kernel32 and user32, in every Windows since XP: declared here
+//! rather than through a crate, for two calls). Metered networks are not read: the
+//! only API for it is WinRT's `NetworkInformation` (the `windows` crate's WinRT
+//! bindings), so a metered connection counts as unmetered, and the health says so.
+//!
+//! Written against the documented ABI; this repository's CI runs on Linux only, so
+//! it is compiled and run by apps on Windows, not here.
+
+use std::time::Duration;
+
+use super::{Reading, SystemSettings};
+use crate::model::Timestamp;
+
+#[derive(Default)]
+pub(super) struct Buses;
+
+/// `SYSTEM_POWER_STATUS`.
+#[repr(C)]
+#[derive(Default)]
+struct SystemPowerStatus {
+    ac_line_status: u8,
+    battery_flag: u8,
+    battery_life_percent: u8,
+    system_status_flag: u8,
+    battery_life_time: u32,
+    battery_full_life_time: u32,
+}
+
+/// `LASTINPUTINFO`.
+#[repr(C)]
+struct LastInputInfo {
+    cb_size: u32,
+    dw_time: u32,
+}
+
+#[link(name = "kernel32")]
+extern "system" {
+    fn GetSystemPowerStatus(status: *mut SystemPowerStatus) -> i32;
+    fn GetTickCount() -> u32;
+}
+
+#[link(name = "user32")]
+extern "system" {
+    fn GetLastInputInfo(info: *mut LastInputInfo) -> i32;
+}
+
+pub(super) fn read(_settings: &SystemSettings, _buses: &mut Buses, now: Timestamp) -> Reading {
+    let mut unknown = vec![
+        "metered networks are not read on Windows: every network counts as unmetered".to_owned(),
+    ];
+    let mut status = SystemPowerStatus::default();
+    // SAFETY: a plain struct the call fills; it keeps no pointer to it.
+    let read = unsafe { GetSystemPowerStatus(&mut status) } != 0;
+    // ACLineStatus: 0 offline, 1 online, 255 unknown. BatteryFlag 128: no battery.
+    // BatteryLifePercent: 255 unknown.
+    let on_ac_power = match status.ac_line_status {
+        _ if !read => None,
+        0 => Some(false),
+        1 => Some(true),
+        _ => None,
+    };
+    let battery_percent =
+        (read && status.battery_flag & 128 == 0 && status.battery_life_percent <= 100)
+            .then_some(status.battery_life_percent);
+    if on_ac_power.is_none() {
+        unknown.push(
+            "Windows does not say whether it runs on AC power: a charger counts as plugged in"
+                .to_owned(),
+        );
+    }
+    let mut input = LastInputInfo {
+        cb_size: std::mem::size_of::<LastInputInfo>() as u32,
+        dw_time: 0,
+    };
+    // SAFETY: as above; `cb_size` is set as the API asks.
+    let idle_since = if unsafe { GetLastInputInfo(&mut input) } != 0 {
+        // Both are milliseconds since boot, wrapping every 49.7 days.
+        // SAFETY: no arguments.
+        let idle_ms = unsafe { GetTickCount() }.wrapping_sub(input.dw_time);
+        let idle = Duration::from_millis(u64::from(idle_ms));
+        Some(Timestamp::from_millis(
+            now.as_millis().saturating_sub(idle.as_millis() as i64),
+        ))
+    } else {
+        unknown.push("GetLastInputInfo failed: the user counts as idle".to_owned());
+        None
+    };
+    Reading {
+        on_ac_power,
+        battery_percent,
+        metered_network: None,
+        idle_since,
+        unknown,
+    }
+}
