@@ -9,6 +9,7 @@ packages=(
   librsvg2-dev libayatana-appindicator3-dev xvfb xauth webkit2gtk-driver
   iproute2 # `ip`, for the network trigger test in a namespace of its own
   sqlite3  # the e2e run fills a raw.db with a million jobs for the inspector
+  dbus-daemon # a private bus for the fake NetworkManager of tests/conditions_system.rs
 )
 
 missing=()
