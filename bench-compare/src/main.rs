@@ -456,6 +456,12 @@ fn run(args: Args) -> Res<()> {
     if args.tune {
         return tune(n, r);
     }
+    // Only the batched enqueue, for a profiler (`perf record`).
+    if std::env::var_os("BENCH_PROFILE_BATCH").is_some() {
+        let v = median_of("enqueue batch", r, || enqueue_batches(n, false))?;
+        eprintln!("enqueue batch: {v:.0} jobs/s");
+        return Ok(());
+    }
     // Only the best settings on a WAL file, for a profiler (`perf record`).
     if std::env::var_os("BENCH_PROFILE_BEST_WAL").is_some() {
         let v = median_of("end to end, best, WAL", r, || {

@@ -10,7 +10,7 @@
 //!
 //! D-Bus goes through GIO, which every Tauri app on Linux links already (WebKitGTK and
 //! GTK use it), so this adds no library to the app. A thread reads all of it at start
-//! and then every [`SystemSettings::poll`] (10 s): a few small files and at most two
+//! and then every [`SystemSettings::poll`] (10 s): a few small files and at most three
 //! D-Bus calls, and it wakes the runners only when power or the network changed.
 //!
 //! On Windows: power and the battery from `GetSystemPowerStatus`, idle time from
@@ -26,7 +26,6 @@ use std::sync::{mpsc, Arc, Mutex, Weak};
 use std::time::Duration;
 
 use super::{ConditionSource, Waker};
-use crate::clock::{Clock, SystemClock};
 use crate::locks::lock;
 use crate::model::{Conditions, Health, Timestamp};
 
@@ -108,7 +107,10 @@ struct Reading {
     on_ac_power: Option<bool>,
     battery_percent: Option<u8>,
     metered_network: Option<bool>,
-    idle_since: Option<Timestamp>,
+    /// How long the user had been idle when this was read.
+    idle: Option<Duration>,
+    /// When it was read (awake time: idle time does not grow while the machine sleeps).
+    read_at: Option<std::time::Instant>,
     /// What could not be read, for the health.
     unknown: Vec<String>,
 }
@@ -167,10 +169,11 @@ impl SystemConditions {
     /// Reads everything again now; whether power or the network changed (the queues
     /// it was given to are woken then).
     pub fn refresh(&self) -> bool {
-        let now = SystemClock.now();
         let reading = {
             let mut buses = lock(&self.inner.buses);
-            os::read(&self.inner.settings, &mut buses, now)
+            let mut reading = os::read(&self.inner.settings, &mut buses);
+            reading.read_at = Some(std::time::Instant::now());
+            reading
         };
         let changed = {
             let mut read = lock(&self.inner.read);
@@ -193,11 +196,11 @@ impl SystemConditions {
 }
 
 impl ConditionSource for SystemConditions {
-    fn conditions(&self, now: Timestamp) -> Conditions {
+    fn conditions(&self, _now: Timestamp) -> Conditions {
         let read = lock(&self.inner.read);
-        let idle = read.idle_since.map(|since| {
-            Duration::from_millis(now.as_millis().saturating_sub(since.as_millis()).max(0) as u64)
-        });
+        // Idle since the reading, unless the user came back: the next reading says.
+        let since_read = read.read_at.map_or(Duration::ZERO, |at| at.elapsed());
+        let idle = read.idle.map(|idle| idle + since_read);
         Conditions::unknown()
             .power(read.on_ac_power, read.battery_percent)
             .metered_network(read.metered_network)
@@ -237,12 +240,11 @@ use windows as os;
 #[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
 mod os {
     use super::{Reading, SystemSettings};
-    use crate::model::Timestamp;
 
     #[derive(Default)]
     pub(super) struct Buses;
 
-    pub(super) fn read(_settings: &SystemSettings, _buses: &mut Buses, _now: Timestamp) -> Reading {
+    pub(super) fn read(_settings: &SystemSettings, _buses: &mut Buses) -> Reading {
         Reading {
             unknown: vec![format!(
                 "power, metered networks and idle time are not read on {}",

@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 use super::{
     commands, events, limits, triggers, Jobs, LOCAL_JOBS_PER_WINDOW, PLUGIN_NAME, REFRESH_FLOOR,
 };
-use crate::bus::{EventBus, PluginHealth};
+use crate::bus::EventBus;
 use crate::conditions::{ConditionSource, SystemConditions};
 use crate::config::Config;
 use crate::local::{BoxError, LocalJobContext, LocalJobs, LocalKinds};
@@ -331,23 +331,14 @@ impl Builder {
     }
 }
 
-/// The component whose health says what the machine's conditions cannot be told.
-pub const CONDITIONS_COMPONENT: &str = "conditions";
-
-/// Logs, and publishes as the health of [`CONDITIONS_COMPONENT`], what the condition
-/// source cannot tell on this machine (constraints on it count as met).
+/// Logs what the condition source cannot tell on this machine (constraints on it
+/// count as met); [`Queue::conditions_health`] says it to the app.
 fn report_conditions(queue: &Queue) {
     let health = queue.conditions_health();
-    if health.status == HealthStatus::Healthy {
-        return;
+    if health.status != HealthStatus::Healthy {
+        let reason = health.reason.unwrap_or_default();
+        tracing::info!(%reason, "some conditions for constrained jobs cannot be told here");
     }
-    let reason = health.reason.clone().unwrap_or_default();
-    tracing::info!(%reason, "some conditions for constrained jobs cannot be told here");
-    queue.bus().publish(PluginHealth {
-        component: CONDITIONS_COMPONENT.to_owned(),
-        health,
-        at: queue.clock().now(),
-    });
 }
 
 type Targets = Vec<(SyncTarget, SyncPolicy, Arc<dyn SyncSource>)>;

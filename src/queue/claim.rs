@@ -362,6 +362,11 @@ impl Queue {
                     let at = at.max(free);
                     earliest = Some(earliest.map_or(at, |e| e.min(at)));
                 }
+                // Jobs that wait for the user's idle time as well as the limit.
+                if let Some(wait) = jobs::idle_wait(conn, kind, &conditions)? {
+                    let at = free.max(now.saturating_add(wait));
+                    earliest = Some(earliest.map_or(at, |e| e.min(at)));
+                }
             }
             Ok(earliest)
         })

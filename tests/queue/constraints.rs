@@ -321,3 +321,34 @@ fn jobs_whose_constraints_are_met_keep_their_place_in_claim_order() {
         .collect();
     assert_eq!(ids, [urgent, plain]);
 }
+
+#[test]
+fn a_job_with_constraints_that_comes_back_to_the_queue_is_still_claimed() {
+    use tauri_plugin_jobs::queue::JobFailure;
+    let h = Harness::new();
+    let conditions = FakeConditions::new();
+    conditions.set_on_ac_power(Some(true));
+    let queue = with_conditions(&h, &conditions);
+    let charger = EnqueueOptions::new().constraints(Constraints::none().ac_power());
+    let id = queue.enqueue("embed", &1, charger.clone()).unwrap().id;
+    let running = claim_all(&queue, &["embed"]).pop().unwrap();
+    // Nothing queued: a claim finds no constrained job waiting, but one runs.
+    assert!(claim_all(&queue, &["embed"]).is_empty());
+    queue
+        .fail(&running.lease, JobFailure::retryable("flaky"))
+        .unwrap();
+    h.advance(3600 * SEC);
+    let again = claim_all(&queue, &["embed"])
+        .pop()
+        .expect("the retry is claimed");
+    assert_eq!(again.job.id, id);
+
+    // Failed for good, then nothing of the kind is left; an operator's retry brings
+    // it back, and it is claimed.
+    queue
+        .fail(&again.lease, JobFailure::permanent("bad"))
+        .unwrap();
+    assert!(claim_all(&queue, &["embed"]).is_empty());
+    queue.retry_now(id).unwrap();
+    assert_eq!(claim_all(&queue, &["embed"]).pop().unwrap().job.id, id);
+}

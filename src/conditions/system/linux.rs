@@ -8,7 +8,6 @@ use gio::prelude::*;
 use gio::{BusType, Cancellable, DBusCallFlags, DBusConnection, DBusConnectionFlags};
 
 use super::{Reading, SystemSettings};
-use crate::model::Timestamp;
 
 /// How long one D-Bus call may take.
 const CALL_TIMEOUT_MS: i32 = 200;
@@ -21,7 +20,7 @@ pub(super) struct Buses {
     session: Option<DBusConnection>,
 }
 
-pub(super) fn read(settings: &SystemSettings, buses: &mut Buses, now: Timestamp) -> Reading {
+pub(super) fn read(settings: &SystemSettings, buses: &mut Buses) -> Reading {
     let mut unknown = Vec::new();
     let (on_ac_power, battery_percent) = read_power_supply(&settings.power_supply);
     if on_ac_power.is_none() {
@@ -40,13 +39,8 @@ pub(super) fn read(settings: &SystemSettings, buses: &mut Buses, now: Timestamp)
             None
         }
     };
-    let idle_since = match idle(settings, buses) {
-        Ok(idle) => {
-            let idle_ms = i64::try_from(idle.as_millis()).unwrap_or(i64::MAX);
-            Some(Timestamp::from_millis(
-                now.as_millis().saturating_sub(idle_ms),
-            ))
-        }
+    let idle = match idle(settings, buses) {
+        Ok(idle) => Some(idle),
         Err(reason) => {
             unknown.push(format!(
                 "the desktop session does not tell idle time ({reason}): the user counts as idle"
@@ -58,7 +52,8 @@ pub(super) fn read(settings: &SystemSettings, buses: &mut Buses, now: Timestamp)
         on_ac_power,
         battery_percent,
         metered_network,
-        idle_since,
+        idle,
+        read_at: None,
         unknown,
     }
 }
@@ -87,7 +82,17 @@ fn connect(
             None,
             None::<&Cancellable>,
         ),
-        None => gio::bus_get_sync(bus, None::<&Cancellable>),
+        // A private connection, not GIO's shared one: that one ends the process
+        // (`exit-on-close`) when the bus goes away, as a restart of dbus would do.
+        None => gio::dbus_address_get_for_bus_sync(bus, None::<&Cancellable>).and_then(|address| {
+            DBusConnection::for_address_sync(
+                &address,
+                DBusConnectionFlags::AUTHENTICATION_CLIENT
+                    | DBusConnectionFlags::MESSAGE_BUS_CONNECTION,
+                None,
+                None::<&Cancellable>,
+            )
+        }),
     }
     .map_err(|error| error.message().to_owned())?;
     *slot = Some(connection.clone());
@@ -203,10 +208,18 @@ fn idle(settings: &SystemSettings, buses: &mut Buses) -> Result<Duration, String
         ),
         None,
     )?;
+    // KDE's screen locker answers in milliseconds (KIdleTime), the others in seconds.
+    let kde = std::env::var("XDG_CURRENT_DESKTOP").is_ok_and(|desktop| desktop.contains("KDE"));
     saver
         .child_value(0)
         .get::<u32>()
-        .map(|secs| Duration::from_secs(u64::from(secs)))
+        .map(|value| {
+            if kde {
+                Duration::from_millis(u64::from(value))
+            } else {
+                Duration::from_secs(u64::from(value))
+            }
+        })
         .ok_or_else(|| format!("GetSessionIdleTime answered {}", saver.type_()))
 }
 

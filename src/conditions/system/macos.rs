@@ -11,7 +11,6 @@
 use std::time::Duration;
 
 use super::{Reading, SystemSettings};
-use crate::model::Timestamp;
 
 #[derive(Default)]
 pub(super) struct Buses;
@@ -35,7 +34,7 @@ extern "C" {
     fn CGEventSourceSecondsSinceLastEventType(state: i32, event_type: u32) -> f64;
 }
 
-pub(super) fn read(_settings: &SystemSettings, _buses: &mut Buses, now: Timestamp) -> Reading {
+pub(super) fn read(_settings: &SystemSettings, _buses: &mut Buses) -> Reading {
     // SAFETY: no arguments, a plain number back.
     let remaining = unsafe { IOPSGetTimeRemainingEstimate() };
     let on_ac_power = if remaining == TIME_REMAINING_UNLIMITED {
@@ -48,15 +47,13 @@ pub(super) fn read(_settings: &SystemSettings, _buses: &mut Buses, now: Timestam
     // SAFETY: constants the API defines, a plain number back.
     let idle =
         unsafe { CGEventSourceSecondsSinceLastEventType(COMBINED_SESSION_STATE, ANY_INPUT_EVENT) };
-    let idle_since = (idle.is_finite() && idle >= 0.0).then(|| {
-        let idle = Duration::from_secs_f64(idle.min(1e9));
-        Timestamp::from_millis(now.as_millis().saturating_sub(idle.as_millis() as i64))
-    });
+    let idle = (idle.is_finite() && idle >= 0.0).then(|| Duration::from_secs_f64(idle.min(1e9)));
     Reading {
         on_ac_power,
         battery_percent: None,
         metered_network: None,
-        idle_since,
+        idle,
+        read_at: None,
         unknown: vec![
             "the battery's level and metered networks are not read on macOS: \
              they count as met"

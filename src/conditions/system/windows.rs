@@ -10,7 +10,6 @@
 use std::time::Duration;
 
 use super::{Reading, SystemSettings};
-use crate::model::Timestamp;
 
 #[derive(Default)]
 pub(super) struct Buses;
@@ -45,7 +44,7 @@ extern "system" {
     fn GetLastInputInfo(info: *mut LastInputInfo) -> i32;
 }
 
-pub(super) fn read(_settings: &SystemSettings, _buses: &mut Buses, now: Timestamp) -> Reading {
+pub(super) fn read(_settings: &SystemSettings, _buses: &mut Buses) -> Reading {
     let mut unknown = vec![
         "metered networks are not read on Windows: every network counts as unmetered".to_owned(),
     ];
@@ -74,14 +73,11 @@ pub(super) fn read(_settings: &SystemSettings, _buses: &mut Buses, now: Timestam
         dw_time: 0,
     };
     // SAFETY: as above; `cb_size` is set as the API asks.
-    let idle_since = if unsafe { GetLastInputInfo(&mut input) } != 0 {
+    let idle = if unsafe { GetLastInputInfo(&mut input) } != 0 {
         // Both are milliseconds since boot, wrapping every 49.7 days.
         // SAFETY: no arguments.
         let idle_ms = unsafe { GetTickCount() }.wrapping_sub(input.dw_time);
-        let idle = Duration::from_millis(u64::from(idle_ms));
-        Some(Timestamp::from_millis(
-            now.as_millis().saturating_sub(idle.as_millis() as i64),
-        ))
+        Some(Duration::from_millis(u64::from(idle_ms)))
     } else {
         unknown.push("GetLastInputInfo failed: the user counts as idle".to_owned());
         None
@@ -90,7 +86,8 @@ pub(super) fn read(_settings: &SystemSettings, _buses: &mut Buses, now: Timestam
         on_ac_power,
         battery_percent,
         metered_network: None,
-        idle_since,
+        idle,
+        read_at: None,
         unknown,
     }
 }

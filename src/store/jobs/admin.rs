@@ -59,6 +59,8 @@ pub(crate) fn retry(
             )?
             .execute(params![id.raw(), now.as_millis()])?;
             tally(tx, &kind, JobStatus::Failed, -1)?;
+            // A failed job is not counted by the kind's flag: queued again, it must be.
+            super::flag_kind_needs(tx, &kind, now)?;
             Ok(RetryFound::Requeued(kind, attempts))
         }
         JobStatus::Queued if run_at > now.as_millis() => {

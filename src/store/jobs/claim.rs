@@ -189,7 +189,12 @@ pub(crate) fn any_runnable(
     conditions: &Conditions,
 ) -> Result<bool> {
     for (kind, version) in kinds {
-        for needs in lanes(conn, kind, Some(conditions), None)?.met {
+        let settings = super::kind_settings(conn, kind)?;
+        if !settings.needs.is_none() && !conditions.unmet(&settings.needs).is_empty() {
+            // The kind waits for the machine: no reason to take the write lock.
+            continue;
+        }
+        for needs in lanes(conn, kind, Some(conditions), Some(settings.has_needs))?.met {
             let mut statement = conn.prepare_cached(
                 "SELECT EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_active \
                  WHERE status = 'queued' AND kind = ?1 AND needs = ?4 AND run_at <= ?2 \
@@ -239,9 +244,15 @@ pub(crate) fn candidates(
     let mut found = Vec::new();
     let lanes = lanes(tx, kind, Some(conditions), Some(flagged))?;
     if flagged && !lanes.any {
-        // The last job with constraints is gone: claims read lane 0 alone again.
-        tx.prepare_cached("UPDATE kinds SET has_needs = 0 WHERE kind = ?1")?
-            .execute([kind])?;
+        // No queued job of the kind has constraints, nor a running one (which could
+        // come back to the queue: a retry, a release, an expired lease): claims read
+        // lane 0 alone again until an insert or an operator's retry flags it.
+        tx.prepare_cached(
+            "UPDATE kinds SET has_needs = 0 WHERE kind = ?1 AND NOT EXISTS \
+             (SELECT 1 FROM jobs INDEXED BY jobs_active \
+              WHERE status = 'running' AND kind = ?1 AND needs > 0)",
+        )?
+        .execute([kind])?;
     }
     for needs in lanes.met {
         let rows = statement.query_map(params![kind, now.as_millis(), version, needs], |r| {
@@ -255,11 +266,9 @@ pub(crate) fn candidates(
             found.push(row?);
         }
     }
-    // One lane is already in claim order; several are merged.
-    if found.len() > limit as usize {
-        found.sort_unstable();
-        found.truncate(limit as usize);
-    }
+    // Each lane is in claim order; several are merged.
+    found.sort_unstable();
+    found.truncate(limit as usize);
     Ok(found)
 }
 

@@ -181,8 +181,10 @@ pub(crate) fn set_kind_needs(
     Ok(())
 }
 
-/// Notes that a queued job of `kind` has constraints of its own, in the transaction
-/// that stored them: claims then read the kind's lanes of constrained jobs.
+/// Notes that a queued job of `kind` may have constraints of its own, in the
+/// transaction that stored them or queued the job again: claims then read the kind's
+/// lanes of constrained jobs. (A job that leaves `running` for the queue needs no
+/// call: the flag is never cleared while a running job of the kind has needs.)
 pub(crate) fn flag_kind_needs(tx: &Transaction<'_>, kind: &str, now: Timestamp) -> Result<()> {
     tx.prepare_cached(
         "INSERT INTO kinds (kind, has_needs, updated_at) VALUES (?1, 1, ?2) \
