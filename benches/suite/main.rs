@@ -8,7 +8,8 @@
 //! `BENCH_CROSS_SAMPLES` (40), `BENCH_BATCH_WORKERS` (64), `BENCH_SMALL` (2000, the
 //! second size of the runner and peer rows), `BENCH_COMPARE_BIN` and
 //! `BENCH_COMPARE_APALIS_BIN` (the comparison binaries; default under
-//! `bench-compare/`), `BENCH_SIZE_ROWS` (the rows `scripts/size.sh` wrote).
+//! `bench-compare/`), `BENCH_SIZE_ROWS` (the rows `scripts/size.sh` wrote),
+//! `BENCH_NO_CEILINGS` (skip the ceilings, for a profiler: shares print as NaN).
 //!
 //! Rows with a target against a ceiling are measured in pairs: each run of ours right
 //! after a run of its ceiling, the ratio taken per pair and its median shown, so that
