@@ -83,6 +83,31 @@ conditions.set_metered_network(Some(true)); // a phone's hotspot: it waits
     Ok(())
 }
 
+/// "Workflows: fan out, fan in".
+#[rustfmt::skip]
+fn workflows() -> Result<(), Box<dyn Error>> {
+use serde_json::json;
+use tauri_plugin_jobs::queue::{
+    DependencyFailure, EnqueueOptions, NewJob, Queue, QueueOptions, Workflow,
+};
+
+let queue = Queue::open("raw.db", QueueOptions::new())?;
+// Import a mailbox: embed each message, then rebuild the search index once.
+let import = Workflow::new(NewJob::new("import", json!({"mailbox": "inbox"})))
+    .pieces((0..100).map(|n| NewJob::new("embed", json!({"message": n}))))
+    .then(NewJob::new("reindex", json!({})));
+let ids = queue.enqueue_workflow(import)?;
+// One progress bar for the whole: pieces ended, of all.
+let state = queue.workflow(ids.parent)?.expect("just enqueued");
+assert_eq!(state.progress.total, Some(101));
+// Or by hand: a report that runs once both jobs have ended, whatever became of them.
+let report = EnqueueOptions::new()
+    .after([ids.pieces[0], ids.pieces[1]])
+    .on_dependency_failure(DependencyFailure::Run);
+queue.enqueue("report", &json!({}), report)?;
+    Ok(())
+}
+
 /// "The runner".
 #[rustfmt::skip]
 async fn runner() -> Result<(), Box<dyn Error>> {
@@ -136,6 +161,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     debounce_and_replace()?;
     rate_limits()?;
     constraints()?;
+    workflows()?;
     tokio::runtime::Runtime::new()?.block_on(runner())?;
     println!("the README's snippets ran");
     Ok(())

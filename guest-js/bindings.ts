@@ -548,10 +548,15 @@ export type Job = {
 	/**  What the job itself needs of the machine (its kind may need more). */
 	constraints?: Constraints,
 	/**
-	 *  Queued, and the machine does not meet what it (or its kind) needs: what it
-	 *  waits for ("a charger"). Empty otherwise.
+	 *  Queued, and the machine does not meet what it (or its kind) needs, or other
+	 *  jobs have to end first: what it waits for ("a charger"). Empty otherwise.
 	 */
 	waitingFor?: WaitingFor[],
+	/**
+	 *  How many of the jobs it waits for ([`EnqueueOptions::after`](crate::queue::EnqueueOptions::after))
+	 *  have not ended yet.
+	 */
+	waitingOnJobs?: number,
 };
 
 /**  A finished durable job was deleted (by an operator, not by retention). */
@@ -1109,7 +1114,11 @@ atLeast: number } |
 /**  The user idle for `secs` seconds. */
 { condition: "userIdle"; 
 /**  The idle time asked for. */
-secs: number };
+secs: number } | 
+/**  Other jobs to end first ([`EnqueueOptions::after`](crate::queue::EnqueueOptions::after)). */
+{ condition: "jobs"; 
+/**  How many have not ended yet. */
+left: number };
 
 /* Tauri Specta runtime */
 async function typedError<T, E>(result: Promise<T>): Promise<{ status: "ok"; data: T } | { status: "error"; error: E }> {

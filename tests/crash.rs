@@ -1,8 +1,9 @@
 //! Kill -9 a worker process at random moments, again and again, and check that every
 //! job still ends succeeded exactly as recorded by its last attempt, and that the file
 //! is intact. A third of the jobs allow one attempt: a worker killed under one of
-//! them is no reason to lose it, and some run again. Real processes, bounded in time,
-//! cleaned up on the way out.
+//! them is no reason to lose it, and some run again. A last job waits for all of them
+//! (a workflow's fan-in): it must start only once every one has ended. Real processes,
+//! bounded in time, cleaned up on the way out.
 
 mod common;
 
@@ -61,7 +62,7 @@ fn kill_9_at_random_moments_loses_nothing() {
     let path = dir.path().join("raw.db");
     let queue = Queue::open(&path, QueueOptions::new()).unwrap();
     let mut random = Lcg(0x5eed);
-    queue
+    let work: Vec<_> = queue
         .enqueue_batch((0..JOBS).map(|n| {
             let job = NewJob::new("work", json!({ "n": n, "ms": 10 + random.next(50) }));
             if n % 3 == 0 {
@@ -70,7 +71,14 @@ fn kill_9_at_random_moments_loses_nothing() {
                 job
             }
         }))
-        .unwrap();
+        .unwrap()
+        .into_iter()
+        .map(|enqueued| enqueued.id)
+        .collect();
+    let last = queue
+        .enqueue("last", &json!({}), EnqueueOptions::new().after(work))
+        .unwrap()
+        .id;
 
     let deadline = Instant::now() + Duration::from_secs(180);
     let mut kills = 0;
@@ -100,7 +108,7 @@ fn kill_9_at_random_moments_loses_nothing() {
     assert!(kills >= 20, "only {kills} kills happened");
 
     let jobs = queue.list(&JobFilter::new().limit(1000)).unwrap();
-    assert_eq!(jobs.len(), JOBS, "no job lost");
+    assert_eq!(jobs.len(), JOBS + 1, "no job lost");
     for job in &jobs {
         assert_eq!(
             job.status,
@@ -122,6 +130,23 @@ fn kill_9_at_random_moments_loses_nothing() {
     let retried = jobs.iter().filter(|j| j.attempts > 1).count();
     let starts = std::fs::read_to_string(path.with_extension("starts")).unwrap();
     let mut started = vec![0u32; JOBS];
+    let early = starts.lines().filter(|line| *line == "last:early").count();
+    let last_starts = starts
+        .lines()
+        .filter(|line| line.starts_with("last:"))
+        .count();
+    assert_eq!(
+        early, 0,
+        "the last job started before every job it waits for ended"
+    );
+    assert!(
+        last_starts >= 1 && last_starts <= kills + 1,
+        "the last job started {last_starts} times"
+    );
+    assert_eq!(
+        queue.get(last).unwrap().unwrap().status,
+        JobStatus::Succeeded
+    );
     for line in starts.lines() {
         // A line a kill cut short may have run into the next one: skip what is not a job.
         if let Some(n) = line.parse::<usize>().ok().filter(|n| *n < JOBS) {
@@ -177,10 +202,40 @@ fn crash_child() {
         .max_attempts(1000)
         // A job may be killed under several children in a row here.
         .max_lease_expiries(1000);
+        let log = std::env::var(CHILD_LOG).expect("started by the parent test");
+        let watched = queue.clone();
+        let last = Handler::new("last", move |_: serde_json::Value, ctx: JobContext| {
+            let (log, queue) = (log.clone(), watched.clone());
+            async move {
+                use std::io::Write;
+                let open = queue
+                    .counts()
+                    .unwrap()
+                    .iter()
+                    .filter(|c| c.kind == "work" && !c.status.is_finished())
+                    .map(|c| c.count)
+                    .sum::<u32>();
+                let line = if open == 0 {
+                    "last:ok\n"
+                } else {
+                    "last:early\n"
+                };
+                std::fs::OpenOptions::new()
+                    .append(true)
+                    .create(true)
+                    .open(&log)
+                    .unwrap()
+                    .write_all(line.as_bytes())
+                    .unwrap();
+                Ok(json!({ "attempt": ctx.attempt }))
+            }
+        })
+        .max_attempts(1000)
+        .max_lease_expiries(1000);
         let mut settings = RunnerSettings::default();
         settings.lease = Duration::from_millis(900);
         settings.poll_interval = Duration::from_millis(100);
-        let runner = Runner::new(queue.clone(), vec![work], settings).unwrap();
+        let runner = Runner::new(queue.clone(), vec![work, last], settings).unwrap();
         runner.start();
         loop {
             tokio::time::sleep(Duration::from_millis(100)).await;

@@ -1,8 +1,8 @@
 //! Figures that need a process of their own: enqueue-to-start latency from another
-//! process, idle CPU and thread wake-ups in nine idle states (an empty queue, a backlog
+//! process, idle CPU and thread wake-ups in ten idle states (an empty queue, a backlog
 //! behind a full cap, a paused kind, a spent rate limit, a kind or jobs that need a
-//! charger on battery, jobs waiting out a backoff, a locked file, throttled sync
-//! targets), and resident memory against the number of queued jobs. The
+//! charger on battery, a job waiting for 10,000 paused pieces, jobs waiting out a
+//! backoff, a locked file, throttled sync targets), and resident memory against the number of queued jobs. The
 //! suite runs its own binary again with `--child <role> ...` for each.
 
 use std::path::Path;
@@ -99,6 +99,10 @@ pub async fn measure(report: &mut Report) {
         (
             "jobsonbattery",
             "idle: 10,000 queued that each need a charger, on battery",
+        ),
+        (
+            "fanin",
+            "idle: a job waiting for 10,000 pieces of a paused kind",
         ),
         ("backoff", "idle: 1,000 jobs waiting out a backoff"),
         (
@@ -396,6 +400,23 @@ async fn idle(state: &str, secs: u64) {
                 RunnerSettings::default(),
             ));
             many("noop", 10_000, EnqueueOptions::new().constraints(charger));
+        }
+        "fanin" => {
+            runner = Some(Runner::new(
+                queue.clone(),
+                vec![noop("noop"), noop("last")],
+                RunnerSettings::default(),
+            ));
+            queue.pause_kind("noop").unwrap();
+            let pieces: Vec<_> = queue
+                .enqueue_batch((0..10_000).map(|i| NewJob::new("noop", json!(i))))
+                .unwrap()
+                .into_iter()
+                .map(|enqueued| enqueued.id)
+                .collect();
+            queue
+                .enqueue("last", &json!({}), EnqueueOptions::new().after(pieces))
+                .unwrap();
         }
         "backoff" => {
             runner = Some(Runner::new(

@@ -173,6 +173,51 @@ pub fn measure(report: &mut Report, ceilings: &Ceilings) {
         }
     }
 
+    // A workflow's fan-in: the same drain with one job waiting for every piece. The
+    // pieces' finishes resolve it (one row more written per finish); the target is
+    // that nobody would notice.
+    let name = "queue API: claim + complete 10,000 pieces, one job waiting for all of them (of the same without it)";
+    if report.wants(name) {
+        let pieces = 10_000usize;
+        let mut ratios = Vec::new();
+        for _ in 0..report.repeat {
+            let mut rates = [0.0; 2];
+            for (slot, waiting) in [(0, false), (1, true)] {
+                let dir = tempfile::tempdir().unwrap();
+                let queue = open(dir.path());
+                let ids: Vec<_> = (0..pieces)
+                    .collect::<Vec<_>>()
+                    .chunks(1000)
+                    .flat_map(|chunk| {
+                        queue
+                            .enqueue_batch(
+                                chunk.iter().map(|&i| NewJob::new("k", json!({ "n": i }))),
+                            )
+                            .unwrap()
+                    })
+                    .map(|enqueued| enqueued.id)
+                    .collect();
+                if waiting {
+                    queue
+                        .enqueue("last", &json!({}), EnqueueOptions::new().after(ids))
+                        .unwrap();
+                }
+                let started = Instant::now();
+                drain(&queue, &["k"], &[], 1, 1);
+                rates[slot] = rate(pieces, started.elapsed());
+            }
+            ratios.push(rates[1] / rates[0]);
+        }
+        let ratio = median(ratios);
+        report.checked(
+            name,
+            format!("{:.0}%", ratio * 100.0),
+            String::new(),
+            ">= 95%",
+            ratio >= 0.95,
+        );
+    }
+
     let name = "queue API: enqueue 1000 per commit, claim 16 + complete 16 per commit (jobs/s)";
     if report.wants(name) {
         let mut paired = Paired::new();

@@ -79,6 +79,8 @@ export function waitingText(waiting: readonly WaitingFor[] | null | undefined): 
         return "an unmetered network";
       case "userIdle":
         return `you to be away for ${duration(w.secs * 1000)}`;
+      case "jobs":
+        return `${w.left} more job${w.left === 1 ? "" : "s"} to end`;
     }
   });
   return `waiting for ${words.join(" and ")}`;

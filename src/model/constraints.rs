@@ -10,6 +10,7 @@
 //! | --- | --- |
 //! | 0 | AC power |
 //! | 1 | an unmetered network |
+//! | 2 | waiting for other jobs to end (not a constraint: see `store::jobs::deps`) |
 //! | 8..16 | the battery at least this percent (0: no need) |
 //! | 16.. | the user idle at least this many seconds (0: no need) |
 
@@ -19,6 +20,9 @@ use serde::{Deserialize, Serialize};
 
 const AC_POWER: i64 = 1;
 const UNMETERED: i64 = 2;
+/// Not a constraint: the job waits for other jobs to end (`store::jobs::deps`). Never
+/// met by any conditions, so its lane is not read until the bit is cleared.
+pub(crate) const WAITING_FOR_JOBS: i64 = 4;
 const BATTERY_SHIFT: u32 = 8;
 const IDLE_SHIFT: u32 = 16;
 
@@ -256,6 +260,11 @@ pub enum WaitingFor {
         /// The idle time asked for.
         secs: u32,
     },
+    /// Other jobs to end first ([`EnqueueOptions::after`](crate::queue::EnqueueOptions::after)).
+    Jobs {
+        /// How many have not ended yet.
+        left: u32,
+    },
 }
 
 impl std::fmt::Display for WaitingFor {
@@ -265,6 +274,7 @@ impl std::fmt::Display for WaitingFor {
             WaitingFor::Battery { at_least } => write!(f, "a charger or {at_least}% battery"),
             WaitingFor::UnmeteredNetwork => f.write_str("an unmetered network"),
             WaitingFor::UserIdle { secs } => write!(f, "the user idle for {secs} s"),
+            WaitingFor::Jobs { left } => write!(f, "{left} more job(s) to end"),
         }
     }
 }

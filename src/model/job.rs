@@ -289,10 +289,14 @@ pub struct Job {
     /// What the job itself needs of the machine (its kind may need more).
     #[serde(default)]
     pub constraints: Constraints,
-    /// Queued, and the machine does not meet what it (or its kind) needs: what it
-    /// waits for ("a charger"). Empty otherwise.
+    /// Queued, and the machine does not meet what it (or its kind) needs, or other
+    /// jobs have to end first: what it waits for ("a charger"). Empty otherwise.
     #[serde(default)]
     pub waiting_for: Vec<WaitingFor>,
+    /// How many of the jobs it waits for ([`EnqueueOptions::after`](crate::queue::EnqueueOptions::after))
+    /// have not ended yet.
+    #[serde(default)]
+    pub waiting_on_jobs: u32,
 }
 
 /// How far a durable job's attempt is, as its handler reported.

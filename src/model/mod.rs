@@ -24,6 +24,7 @@ mod redact;
 mod sync;
 pub(crate) mod time;
 
+pub(crate) use constraints::WAITING_FOR_JOBS;
 pub use constraints::{Conditions, Constraints, WaitingFor};
 pub use cron::{Cron, CronError};
 pub use health::{Health, HealthStatus};
@@ -35,7 +36,7 @@ pub use local::{LocalJob, LocalJobId, LocalJobStatus, LocalRunEvent, MAX_LOCAL_R
 pub(crate) use patterns::to_sql_glob;
 pub use patterns::Patterns;
 pub(crate) use policies::RateState;
-pub use policies::{EnqueueOutcome, OnDuplicate, RateLimit};
+pub use policies::{DependencyFailure, EnqueueOutcome, OnDuplicate, RateLimit};
 pub(crate) use redact::truncate_chars;
 pub use redact::{redact, sanitize_error, MAX_ERROR_CHARS};
 pub use sync::{SkipReason, SyncOutcome};

@@ -38,6 +38,19 @@ pub enum OnDuplicate {
     Debounce(Duration),
 }
 
+/// What a job that waits for others ([`EnqueueOptions::after`](crate::queue::EnqueueOptions::after))
+/// does when one of them fails or is cancelled.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DependencyFailure {
+    /// It is cancelled too, its error naming the job that failed (the default), and
+    /// so are the jobs waiting for it.
+    #[default]
+    Cancel,
+    /// It counts the failed job as ended, and runs once the others have ended.
+    Run,
+}
+
 /// What an enqueue did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]

@@ -36,19 +36,28 @@ impl Queue {
     ) -> Result<CancelOutcome> {
         let db = self.db();
         let now = db.now();
-        let found = db.store().write(|tx| jobs::cancel(tx, id, now, reach))?;
+        let (found, waiting) = db.store().write(|tx| {
+            let found = jobs::cancel(tx, id, now, reach)?;
+            // The jobs that waited for it are freed or cancelled with it.
+            let waiting = match found {
+                jobs::CancelFound::Cancelled(..) => {
+                    jobs::deps::resolve(tx, id, JobStatus::Cancelled, now)?
+                }
+                _ => Vec::new(),
+            };
+            Ok((found, waiting))
+        })?;
         match found {
             jobs::CancelFound::Cancelled(kind, attempt) => {
-                db.publish(
-                    vec![Change {
-                        id,
-                        kind,
-                        from: Some(JobStatus::Queued),
-                        to: JobStatus::Cancelled,
-                        attempt,
-                    }],
-                    now,
-                );
+                let mut changes = vec![Change {
+                    id,
+                    kind,
+                    from: Some(JobStatus::Queued),
+                    to: JobStatus::Cancelled,
+                    attempt,
+                }];
+                changes.extend(waiting);
+                db.publish(changes, now);
                 Ok(CancelOutcome::Cancelled)
             }
             jobs::CancelFound::Requested => {

@@ -520,6 +520,7 @@ fn claim_in(
                     to: JobStatus::Failed,
                     attempt,
                 });
+                changes.extend(jobs::deps::resolve(tx, id, JobStatus::Failed, now)?);
                 continue;
             }
             Err(error) => return Err(error),
@@ -543,8 +544,14 @@ fn claim_in(
             None => None,
         };
         if let Some(error) = refusal {
-            let follow_up =
-                jobs::exit_running(tx, &fence, &job.kind, &Exit::Failed { error: &error }, now)?;
+            let follow_up = jobs::exit_running(
+                tx,
+                &fence,
+                &job.kind,
+                &Exit::Failed { error: &error },
+                now,
+                None,
+            )?;
             changes.push(change(
                 &job.kind,
                 &fence,

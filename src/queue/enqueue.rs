@@ -18,7 +18,8 @@ use crate::error::{Error, Result};
 use crate::json::{drop_deep, to_value_bounded, too_deep};
 use crate::kinds::KindSpec;
 use crate::model::{
-    Actor, Constraints, EnqueueOutcome, JobId, JobStatus, OnDuplicate, Patterns, Priority,
+    Actor, Constraints, DependencyFailure, EnqueueOutcome, JobId, JobStatus, OnDuplicate, Patterns,
+    Priority,
 };
 use crate::store::jobs::{self, Change, NewRow, NextId};
 
@@ -70,6 +71,13 @@ pub struct EnqueueOptions {
     /// What this job needs of the machine before it starts (beside its kind's); see
     /// [`Constraints`].
     pub constraints: Constraints,
+    /// Jobs that must end before this one may start (each must exist).
+    pub after: Vec<JobId>,
+    /// Every piece of this job (jobs naming it as their parent, enqueued before this
+    /// one) must end before this one may start.
+    pub after_pieces_of: Option<JobId>,
+    /// What happens when a job this one waits for fails or is cancelled.
+    pub on_dependency_failure: DependencyFailure,
 }
 
 impl EnqueueOptions {
@@ -155,6 +163,31 @@ impl EnqueueOptions {
     #[must_use]
     pub fn constraints(mut self, constraints: Constraints) -> Self {
         self.constraints = constraints;
+        self
+    }
+
+    /// Makes the job wait for `jobs` to end: it is claimed by no one until they have
+    /// (each must exist; one that already ended counts at once). Frees it in the
+    /// transaction that ends the last of them; nothing polls.
+    #[must_use]
+    pub fn after(mut self, jobs: impl IntoIterator<Item = JobId>) -> Self {
+        self.after.extend(jobs);
+        self
+    }
+
+    /// Makes the job wait for every piece of `parent` enqueued before it (the fan-in
+    /// of a workflow: "rebuild the index once every message is embedded").
+    #[must_use]
+    pub fn after_pieces_of(mut self, parent: JobId) -> Self {
+        self.after_pieces_of = Some(parent);
+        self
+    }
+
+    /// Sets what happens when a job this one waits for fails or is cancelled:
+    /// [`DependencyFailure::Cancel`] (the default) or [`DependencyFailure::Run`].
+    #[must_use]
+    pub fn on_dependency_failure(mut self, policy: DependencyFailure) -> Self {
+        self.on_dependency_failure = policy;
         self
     }
 }
@@ -411,6 +444,9 @@ pub(crate) fn prepare(
                 timeout_ms,
                 on_duplicate: job.options.on_duplicate,
                 needs: job.options.constraints.to_needs(),
+                after: job.options.after,
+                after_pieces_of: job.options.after_pieces_of,
+                run_on_failed_deps: job.options.on_dependency_failure == DependencyFailure::Run,
             })
         })
         .collect()
@@ -427,8 +463,22 @@ pub(crate) fn insert(
     insert_within(tx, job, now, next, changes, None)
 }
 
+impl PreparedJob {
+    /// The same job as a piece of `parent`.
+    pub(crate) fn with_parent(mut self, parent: JobId) -> Self {
+        self.parent = Some(parent);
+        self
+    }
+
+    /// The same job, waiting for `jobs` as well.
+    pub(crate) fn waiting_for(mut self, jobs: &[JobId]) -> Self {
+        self.after.extend_from_slice(jobs);
+        self
+    }
+}
+
 /// [`insert`], with a parent that must be of a kind `reach` allows.
-fn insert_within(
+pub(crate) fn insert_within(
     tx: &Transaction<'_>,
     job: &PreparedJob,
     now: Timestamp,
@@ -461,6 +511,28 @@ fn insert_within(
         },
         next,
     )?;
+    let waits = !job.after.is_empty() || job.after_pieces_of.is_some();
+    let mut cancelled = None;
+    if outcome == EnqueueOutcome::Created && waits {
+        let mut deps = job.after.clone();
+        if let Some(parent) = job.after_pieces_of {
+            deps.extend(
+                jobs::deps::pieces_of(tx, parent)?
+                    .into_iter()
+                    .filter(|piece| *piece != id),
+            );
+        }
+        if deps.contains(&id) {
+            return Err(Error::invalid_argument(
+                "after",
+                "a job cannot wait for itself",
+            ));
+        }
+        match jobs::deps::attach(tx, id, &deps, job.run_on_failed_deps, now, reach)? {
+            jobs::deps::Attached::Cancelled(reason) => cancelled = Some(reason),
+            jobs::deps::Attached::Waiting | jobs::deps::Attached::Free => {}
+        }
+    }
     // A replaced job stays queued: the UI hears "queued to queued", and reads it again.
     let from = match outcome {
         EnqueueOutcome::Created => Some(None),
@@ -476,6 +548,10 @@ fn insert_within(
             attempt,
         });
     }
+    // A job it was to wait for had already failed: it ends at once, saying which.
+    if let Some(reason) = cancelled {
+        changes.extend(jobs::deps::cancel_waiting(tx, id, &reason, now)?);
+    }
     Ok(Enqueued {
         id,
         created: outcome == EnqueueOutcome::Created,
@@ -484,6 +560,7 @@ fn insert_within(
 }
 
 /// A new job, checked and serialised.
+#[derive(Clone)]
 pub(crate) struct PreparedJob {
     kind: String,
     payload: String,
@@ -497,6 +574,9 @@ pub(crate) struct PreparedJob {
     payload_version: u32,
     on_duplicate: OnDuplicate,
     needs: i64,
+    after: Vec<JobId>,
+    after_pieces_of: Option<JobId>,
+    run_on_failed_deps: bool,
 }
 
 pub(crate) fn check_kind(kind: &str) -> Result<()> {

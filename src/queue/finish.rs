@@ -308,7 +308,14 @@ pub(super) fn finish_one(
                     let exit = Exit::Succeeded {
                         result: text.as_deref(),
                     };
-                    let follow_up = jobs::exit_running(tx, &fence, &attempt.kind, &exit, now)?;
+                    let follow_up = jobs::exit_running(
+                        tx,
+                        &fence,
+                        &attempt.kind,
+                        &exit,
+                        now,
+                        Some(attempt.followers),
+                    )?;
                     changes.push(change(
                         &attempt.kind,
                         &fence,
@@ -335,7 +342,14 @@ pub(super) fn finish_one(
             (Exit::Cancelled, Finished::Cancelled, JobStatus::Cancelled)
         }
         Outcome::Released => {
-            let follow_up = jobs::exit_running(tx, &fence, &attempt.kind, &Exit::Requeued, now)?;
+            let follow_up = jobs::exit_running(
+                tx,
+                &fence,
+                &attempt.kind,
+                &Exit::Requeued,
+                now,
+                Some(attempt.followers),
+            )?;
             let mut event = change(&attempt.kind, &fence, JobStatus::Running, JobStatus::Queued);
             event.attempt = event.attempt.saturating_sub(1);
             changes.push(event);
@@ -343,7 +357,14 @@ pub(super) fn finish_one(
             return Ok(Ok(Finished::Released));
         }
     };
-    let follow_up = jobs::exit_running(tx, &fence, &attempt.kind, &exit, now)?;
+    let follow_up = jobs::exit_running(
+        tx,
+        &fence,
+        &attempt.kind,
+        &exit,
+        now,
+        Some(attempt.followers),
+    )?;
     changes.push(change(&attempt.kind, &fence, JobStatus::Running, to));
     changes.extend(follow_up);
     Ok(Ok(finished))
@@ -411,7 +432,14 @@ fn fail_attempt(
             JobStatus::Queued,
         )
     };
-    let follow_up = jobs::exit_running(tx, fence, &attempt.kind, &exit, now)?;
+    let follow_up = jobs::exit_running(
+        tx,
+        fence,
+        &attempt.kind,
+        &exit,
+        now,
+        Some(attempt.followers),
+    )?;
     changes.push(change(&attempt.kind, fence, JobStatus::Running, to));
     changes.extend(follow_up);
     Ok(Ok(finished))

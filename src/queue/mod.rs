@@ -36,6 +36,7 @@ pub use read::{FINISHED_POLL, MAX_PAGE_BYTES, MAX_PAGE_JOBS};
 mod retire;
 pub use retire::{Retire, Retired};
 mod settings;
+mod workflow;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicI64};
@@ -53,9 +54,9 @@ pub use crate::backoff::{RetryPolicy, RetryPolicyError};
 pub use crate::json::MAX_JSON_DEPTH;
 pub use crate::kinds::{KindSpec, Schema};
 pub use crate::model::{
-    redact, sanitize_error, Actor, Conditions, Constraints, EnqueueOutcome, Job, JobEnded,
-    JobFilter, JobId, JobProgressValue, JobStatus, KindCount, OnDuplicate, Priority, RateLimit,
-    WaitingFor, MAX_ERROR_CHARS,
+    redact, sanitize_error, Actor, Conditions, Constraints, DependencyFailure, EnqueueOutcome, Job,
+    JobEnded, JobFilter, JobId, JobProgressValue, JobStatus, KindCount, OnDuplicate, Priority,
+    RateLimit, WaitingFor, MAX_ERROR_CHARS,
 };
 pub use crate::store::integrity::{Integrity, BACKGROUND_BUDGET as INTEGRITY_BUDGET};
 pub use admin::RetryOutcome;
@@ -65,6 +66,7 @@ pub(crate) use enqueue::{check_kind, check_new, enqueue_in};
 pub use enqueue::{EnqueueOptions, Enqueued, NewJob, MAX_KEY_BYTES, MAX_KIND_BYTES};
 pub use finish::{Finished, Heartbeat, JobFailure, Lease, Outcome, MAX_LEASE};
 pub use options::{QueueOptions, DEFAULT_MAX_PAYLOAD_BYTES};
+pub use workflow::{Workflow, WorkflowCancelled, WorkflowIds, WorkflowState};
 
 /// How often, in clock time, a claim first sweeps for expired leases. A job whose lease
 /// expired is therefore claimable again at most this long after the expiry.

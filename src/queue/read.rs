@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use std::collections::HashMap;
 
 use crate::model::{
-    Conditions, Constraints, Job, JobFilter, JobId, JobStatus, KindCount, Patterns,
+    Conditions, Constraints, Job, JobFilter, JobId, JobStatus, KindCount, Patterns, WaitingFor,
 };
 use crate::store::jobs;
 
@@ -48,6 +48,11 @@ impl Queue {
             if queued {
                 let kind = marks.needs.get(&job.kind).copied().unwrap_or_default();
                 job.waiting_for = marks.conditions.unmet(&job.constraints.and(kind));
+                if job.waiting_on_jobs > 0 {
+                    job.waiting_for.push(WaitingFor::Jobs {
+                        left: job.waiting_on_jobs,
+                    });
+                }
             }
         }
     }

@@ -7,6 +7,7 @@ use super::Queue;
 use crate::bus::JobDeleted;
 use crate::db::Notice;
 use crate::error::Result;
+use crate::model::JobStatus;
 use crate::store::jobs;
 
 use super::enqueue::check_kind;
@@ -48,15 +49,22 @@ impl Queue {
                 let (cancelled, asked) = db.write(now, |tx, changes| {
                     let (cancelled, asked) = jobs::cancel_kind(tx, kind, now)?;
                     let count = cancelled.len() as u64;
+                    let ended: Vec<_> = cancelled.iter().map(|change| change.id).collect();
                     changes.extend(cancelled);
+                    for id in ended {
+                        changes.extend(jobs::deps::resolve(tx, id, JobStatus::Cancelled, now)?);
+                    }
                     Ok((count, asked))
                 })?;
                 retired.cancelled = cancelled;
                 retired.asked_to_stop = asked;
             }
             Retire::Delete => {
-                let (deleted, asked) = db.write(now, |tx, _| {
+                let (deleted, asked) = db.write(now, |tx, changes| {
                     let deleted = jobs::delete_kind(tx, kind)?;
+                    for id in &deleted {
+                        changes.extend(jobs::deps::resolve_deleted(tx, *id, now)?);
+                    }
                     let (_, asked) = jobs::cancel_kind(tx, kind, now)?;
                     Ok((deleted, asked))
                 })?;

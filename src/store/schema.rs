@@ -290,6 +290,27 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ALTER TABLE kinds ADD COLUMN needs INTEGER;
     ALTER TABLE kinds ADD COLUMN has_needs INTEGER NOT NULL DEFAULT 0;
     "#,
+    // 13: jobs that wait for other jobs (workflows; `store::jobs::deps`).
+    // - `job_deps (dep_id, job_id)`: `job_id` waits for `dep_id` to end. Kept while
+    //   `job_id` waits: all of its rows go when it is freed or cancelled, so retention
+    //   never has to look at the table, and a piece's end writes no row of it.
+    // - `jobs.deps_left`: how many edges a dependent still has; while above 0 its
+    //   `needs` carries bit 2, a lane no claim reads.
+    // - `jobs.run_on_failed_deps`: a failed or cancelled dependency counts as ended
+    //   (1) instead of cancelling the dependent (0, the default).
+    // - `jobs.has_dependents`: some job waits for this one, so ending it looks for
+    //   them; the attempt-ending update of a job without (nearly every one) never does.
+    r#"
+    CREATE TABLE job_deps (
+        dep_id INTEGER NOT NULL,
+        job_id INTEGER NOT NULL,
+        PRIMARY KEY (dep_id, job_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX job_deps_job ON job_deps (job_id);
+    ALTER TABLE jobs ADD COLUMN deps_left INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE jobs ADD COLUMN run_on_failed_deps INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE jobs ADD COLUMN has_dependents INTEGER NOT NULL DEFAULT 0;
+    "#,
 ];
 
 /// The schema version this build writes and reads.
@@ -305,6 +326,7 @@ const TABLES: &[(i64, &str)] = &[
     (5, "kinds"),
     (6, "job_ids"),
     (8, "job_counts"),
+    (13, "job_deps"),
 ];
 
 /// The tables a file of ours holds at `version`.

@@ -53,3 +53,4 @@ mod duplicates;
 mod enqueue;
 mod rate_limits;
 mod reads;
+mod workflows;

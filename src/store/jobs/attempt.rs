@@ -24,13 +24,25 @@ pub(crate) struct Attempt {
     /// Attempts allowed, the ones lost to a dead worker not counted.
     pub max_attempts: u32,
     pub cancel_requested: bool,
+    /// Whether an enqueue left a follow-up run on it, and whether a job waits for it:
+    /// what its end has to do besides ([`exit_running`]).
+    pub followers: Followers,
+}
+
+/// What a running job's end has to do besides moving it: queue a follow-up run,
+/// resolve the jobs waiting for it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Followers {
+    pub follow_up: bool,
+    pub dependents: bool,
 }
 
 /// Reads a running attempt through its fence; `None` when the fence no longer holds.
 pub(crate) fn fenced(tx: &Transaction<'_>, fence: &Fence<'_>) -> Result<Option<Attempt>> {
     Ok(tx
         .prepare_cached(
-            "SELECT kind, max_attempts + lost_attempts, cancel_requested FROM jobs \
+            "SELECT kind, max_attempts + lost_attempts, cancel_requested, \
+             follow_up IS NOT NULL, has_dependents FROM jobs \
              WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3 \
              AND lease_token = ?4",
         )?
@@ -41,6 +53,10 @@ pub(crate) fn fenced(tx: &Transaction<'_>, fence: &Fence<'_>) -> Result<Option<A
                     kind: r.get(0)?,
                     max_attempts: r.get(1)?,
                     cancel_requested: r.get(2)?,
+                    followers: Followers {
+                        follow_up: r.get(3)?,
+                        dependents: r.get(4)?,
+                    },
                 })
             },
         )
@@ -121,21 +137,24 @@ pub(crate) enum Exit<'a> {
 }
 
 /// Moves a running job out of `running`, fenced; nothing changes when the fence no
-/// longer holds. Returns the change of the follow-up run it queued, if an enqueue
-/// asked for one while it ran (see `take_follow_up`).
+/// longer holds. Returns the changes that came of it: the follow-up run it queued, if
+/// an enqueue asked for one while it ran (see `take_follow_up`), and the jobs waiting
+/// for it that it freed or cancelled, if it ended (see `deps::resolve`).
 pub(crate) fn exit_running(
     tx: &Transaction<'_>,
     fence: &Fence<'_>,
     kind: &str,
     exit: &Exit<'_>,
     now: Timestamp,
-) -> Result<Option<Change>> {
+    known: Option<Followers>,
+) -> Result<Vec<Change>> {
     // ?1 id, ?2 worker, ?3 attempt, ?4 now, ?5 token; ?6 and ?7 as each statement says.
     macro_rules! fenced_update {
-        ($set:literal, $follow_up:literal) => {
+        ($set:literal, $also:literal, $follow_up:literal) => {
             concat!(
                 "UPDATE jobs SET ",
                 $set,
+                $also,
                 ", lease_owner = NULL, lease_expires_at = NULL, lease_token = NULL, \
                  lease_expiries = 0, \
                  updated_at = ?4 \
@@ -145,48 +164,81 @@ pub(crate) fn exit_running(
             )
         };
     }
-    // Nearly every job has no follow-up (migration 10): the statement that requires
-    // none is the only one that runs for them, so the check costs nothing. When it
-    // changes no row, either the job has a follow-up or the fence no longer holds;
-    // the same statement without the condition tells which. (A `RETURNING` clause,
+    // Nearly every job has no follow-up (migration 10) and no job waiting for it
+    // (migration 13): the statement that requires neither is the only one that runs
+    // for them, so the check costs nothing. When it changes no row, either the job
+    // has one of them or the fence no longer holds; the same statement without the
+    // condition tells which. (A `RETURNING` clause,
     // or a lookup after the update, cost 4 % and 1 % of a claim + complete in
     // instructions, measured with callgrind.)
+    // `$also`: what else the update that knows the job has followers sets (an end
+    // clears the flag of dependents, resolved below; a return to the queue keeps it).
     macro_rules! exit_with {
-        ($set:literal, $params:expr) => {{
-            let plain = tx
-                .prepare_cached(fenced_update!($set, " AND follow_up IS NULL"))?
-                .execute($params)?;
+        ($set:literal, $also:literal, $params:expr) => {{
+            // Read through the fence in this transaction, the flags are as they are.
+            let plain = match known {
+                Some(Followers {
+                    follow_up: false,
+                    dependents: false,
+                })
+                | None => tx
+                    .prepare_cached(fenced_update!(
+                        $set,
+                        "",
+                        " AND follow_up IS NULL AND has_dependents = 0"
+                    ))?
+                    .execute($params)?,
+                Some(_) => 0,
+            };
             if plain == 1 {
-                (true, false)
+                (true, None)
+            } else if known == Some(Followers::default()) {
+                (false, None)
             } else {
+                // Read before the update, which clears the flag of dependents: they
+                // are resolved below, once.
+                let flags: Option<(bool, bool)> = match known {
+                    Some(known) => Some((known.follow_up, known.dependents)),
+                    None => tx
+                        .prepare_cached(
+                            "SELECT follow_up IS NOT NULL, has_dependents FROM jobs WHERE id = ?1",
+                        )?
+                        .query_row([fence.id.raw()], |r| Ok((r.get(0)?, r.get(1)?)))
+                        .optional()?,
+                };
                 let held = tx
-                    .prepare_cached(fenced_update!($set, ""))?
+                    .prepare_cached(fenced_update!($set, $also, ""))?
                     .execute($params)?;
-                (held == 1, held == 1)
+                (held == 1, flags.filter(|_| held == 1))
             }
         }};
     }
     let id = fence.id.raw();
     let (worker, attempt, now, token) = (fence.worker, fence.attempt, now.as_millis(), fence.token);
-    let (changed, follows) = match exit {
+    let (changed, flags) = match exit {
         Exit::Succeeded { result } => exit_with!(
             "status = 'succeeded', result = ?6, finished_at = ?4",
+            ", has_dependents = 0",
             params![id, worker, attempt, now, token, result]
         ),
         Exit::Failed { error } => exit_with!(
             "status = 'failed', last_error = ?6, finished_at = ?4",
+            ", has_dependents = 0",
             params![id, worker, attempt, now, token, error]
         ),
         Exit::Retry { error, at } => exit_with!(
             "status = 'queued', last_error = ?6, run_at = ?7",
+            "",
             params![id, worker, attempt, now, token, error, at.as_millis()]
         ),
         Exit::Cancelled => exit_with!(
             "status = 'cancelled', finished_at = ?4",
+            ", has_dependents = 0",
             params![id, worker, attempt, now, token]
         ),
         Exit::Requeued => exit_with!(
             "status = 'queued', attempts = attempts - 1",
+            "",
             params![id, worker, attempt, now, token]
         ),
     };
@@ -197,13 +249,21 @@ pub(crate) fn exit_running(
         Exit::Retry { .. } | Exit::Requeued => None,
     };
     if !changed {
-        return Ok(None);
+        return Ok(Vec::new());
     }
     if let Some(status) = finished {
         tally(tx, kind, status, 1)?;
     }
-    if !follows {
-        return Ok(None);
+    let Some((follow_up, dependents)) = flags else {
+        return Ok(Vec::new());
+    };
+    let now = Timestamp::from_millis(now);
+    let mut changes = Vec::new();
+    if follow_up {
+        changes.extend(take_follow_up(tx, fence.id, now)?);
     }
-    take_follow_up(tx, fence.id, Timestamp::from_millis(now))
+    if let Some(status) = finished.filter(|_| dependents) {
+        changes.extend(super::deps::resolve_flagged(tx, fence.id, status, now)?);
+    }
+    Ok(changes)
 }

@@ -6,7 +6,7 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use crate::clock::Timestamp;
 use crate::error::{Error, Result};
-use crate::model::{Conditions, Constraints, Job, JobId, JobStatus};
+use crate::model::{Conditions, Constraints, Job, JobId, JobStatus, WAITING_FOR_JOBS};
 
 use super::read::read_one;
 use super::{status_from, take_follow_up, tally, Change};
@@ -88,6 +88,16 @@ pub(crate) fn reclaim_expired(
     for id in follow_ups {
         changes.extend(take_follow_up(tx, id, now)?);
     }
+    // A job that ended here (its last lease, or a cancel asked for) frees or
+    // cancels the jobs waiting for it.
+    let ended: Vec<(JobId, JobStatus)> = changes
+        .iter()
+        .filter(|change| change.to.is_finished())
+        .map(|change| (change.id, change.to))
+        .collect();
+    for (id, status) in ended {
+        changes.extend(super::deps::resolve(tx, id, status, now)?);
+    }
     Ok(changes)
 }
 
@@ -147,8 +157,11 @@ pub(crate) fn lanes(
     {
         after = needs;
         lanes.any = true;
-        let met = conditions
-            .is_none_or(|conditions| conditions.unmet(&Constraints::from_needs(needs)).is_empty());
+        // A job that waits for other jobs is never claimable: its lane is skipped.
+        let met = needs & WAITING_FOR_JOBS == 0
+            && conditions.is_none_or(|conditions| {
+                conditions.unmet(&Constraints::from_needs(needs)).is_empty()
+            });
         if met {
             lanes.met.push(needs);
         }

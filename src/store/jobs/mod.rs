@@ -12,13 +12,14 @@ macro_rules! job_columns {
         "id, kind, payload, status, priority, run_at, attempts, max_attempts, \
          lease_owner, lease_expires_at, cancel_requested, dedupe_key, last_error, result, \
          parent_id, actor, created_at, updated_at, finished_at, started_at, timeout_ms, \
-         progress_done, progress_total, payload_version, needs"
+         progress_done, progress_total, payload_version, needs, deps_left"
     };
 }
 
 mod admin;
 mod attempt;
 mod claim;
+pub(crate) mod deps;
 mod insert;
 mod kinds;
 mod read;

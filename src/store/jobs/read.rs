@@ -170,6 +170,18 @@ pub(crate) fn counts(conn: &Connection) -> Result<Vec<KindCount>> {
     Ok(counts)
 }
 
+/// The pieces of `parent` (jobs naming it as their parent) by status, in life order.
+pub(crate) fn piece_counts(conn: &Connection, parent: JobId) -> Result<Vec<(JobStatus, u32)>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT status, count(*) FROM jobs INDEXED BY jobs_parent WHERE parent_id = ?1 \
+         GROUP BY status",
+    )?;
+    let rows = statement.query_map([parent.raw()], |r| Ok((status_from(r, 0)?, r.get(1)?)))?;
+    let mut counts = rows.collect::<rusqlite::Result<Vec<(JobStatus, u32)>>>()?;
+    counts.sort_by_key(|(status, _)| JobStatus::ALL.iter().position(|s| s == status));
+    Ok(counts)
+}
+
 /// Reads a [`Job`]. A JSON column that does not parse (a row another program wrote)
 /// leaves its field empty and says why in `unreadable`; the error itself comes back too,
 /// for the claim, which fails such a job.
@@ -243,6 +255,7 @@ fn job_from_row(r: &Row<'_>) -> rusqlite::Result<(Job, Option<Error>)> {
         rate_limited_until: None,
         constraints: Constraints::from_needs(r.get(24)?),
         waiting_for: Vec::new(),
+        waiting_on_jobs: r.get::<_, i64>(25)?.clamp(0, i64::from(u32::MAX)) as u32,
     };
     Ok((job, unreadable))
 }

@@ -1,0 +1,328 @@
+//! Dependencies between jobs (migration 13): a job that waits for others.
+//!
+//! An edge `job_deps (dep_id, job_id)` is written when `job_id` starts to wait for
+//! `dep_id`, and all of a dependent's go when it is freed or cancelled;
+//! `jobs.deps_left` counts the jobs it still waits for, and while above 0 the
+//! dependent's `needs` carries [`WAITING_FOR_JOBS`], a lane no claim reads. When a job
+//! ends, in the transaction that ends it, each dependent is freed (its count comes
+//! down, and at 0 the bit goes) or, when the job failed or was cancelled and the
+//! dependent does not run anyway, cancelled, naming the job, with its own dependents
+//! after it. Nothing scans: a job with dependents is flagged (`has_dependents`), and
+//! the attempt-ending update of a job without any never looks.
+
+use rusqlite::{params, OptionalExtension, Transaction};
+
+use super::{tally, Change};
+use crate::clock::Timestamp;
+use crate::error::{Error, Result};
+use crate::model::{JobId, JobStatus, Patterns, WAITING_FOR_JOBS};
+
+/// What a new job's dependencies came to at its enqueue.
+pub(crate) enum Attached {
+    /// It waits for this many jobs.
+    Waiting,
+    /// Every dependency has ended and it may run.
+    Free,
+    /// A dependency had already failed or been cancelled: why it is cancelled.
+    Cancelled(String),
+}
+
+/// Makes the new job `id` wait for `deps` (each must exist). A dependency that has
+/// already ended is resolved at once: succeeded, or failed or cancelled with
+/// `run_anyway`, counts as done; failed or cancelled otherwise cancels the new job.
+pub(crate) fn attach(
+    tx: &Transaction<'_>,
+    id: JobId,
+    deps: &[JobId],
+    run_anyway: bool,
+    now: Timestamp,
+    reach: Option<&Patterns>,
+) -> Result<Attached> {
+    let mut open = Vec::with_capacity(deps.len());
+    for &dep in deps {
+        let found: Option<(String, JobStatus)> = tx
+            .prepare_cached("SELECT kind, status FROM jobs WHERE id = ?1")?
+            .query_row([dep.raw()], |r| Ok((r.get(0)?, super::status_from(r, 1)?)))
+            .optional()?;
+        // A job of a kind the caller may not touch is not there, for it.
+        let found = found.filter(|(kind, _)| super::within(reach, kind));
+        match found {
+            None => return Err(Error::JobNotFound(dep)),
+            Some((_, JobStatus::Queued | JobStatus::Running)) => open.push(dep),
+            Some((_, JobStatus::Succeeded)) => {}
+            Some((kind, status)) if !run_anyway => {
+                return Ok(Attached::Cancelled(why(dep, &kind, status)));
+            }
+            Some(_) => {}
+        }
+    }
+    open.sort_unstable();
+    open.dedup();
+    if open.is_empty() {
+        return Ok(Attached::Free);
+    }
+    for dep in &open {
+        tx.prepare_cached("INSERT OR IGNORE INTO job_deps (dep_id, job_id) VALUES (?1, ?2)")?
+            .execute(params![dep.raw(), id.raw()])?;
+        tx.prepare_cached(
+            "UPDATE jobs SET has_dependents = 1 WHERE id = ?1 AND has_dependents = 0",
+        )?
+        .execute([dep.raw()])?;
+    }
+    tx.prepare_cached(
+        "UPDATE jobs SET deps_left = ?2, run_on_failed_deps = ?3, needs = needs | ?4, \
+         updated_at = ?5 WHERE id = ?1",
+    )?
+    .execute(params![
+        id.raw(),
+        open.len() as i64,
+        run_anyway,
+        WAITING_FOR_JOBS,
+        now.as_millis()
+    ])?;
+    Ok(Attached::Waiting)
+}
+
+/// The ids of the pieces of `parent` (jobs naming it as their parent), oldest first.
+pub(crate) fn pieces_of(tx: &Transaction<'_>, parent: JobId) -> Result<Vec<JobId>> {
+    let mut statement =
+        tx.prepare_cached("SELECT id FROM jobs WHERE parent_id = ?1 ORDER BY id")?;
+    let rows = statement.query_map([parent.raw()], |r| Ok(JobId::from_raw(r.get(0)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Cancels the workflow under `parent`: the parent and its pieces if queued (with
+/// every job waiting for them, as their policies say), and asks running ones to stop.
+/// Returns the state changes and the running jobs asked.
+pub(crate) fn cancel_tree(
+    tx: &Transaction<'_>,
+    parent: JobId,
+    now: Timestamp,
+) -> Result<(Vec<Change>, Vec<JobId>)> {
+    let mut ids = vec![parent];
+    ids.extend(pieces_of(tx, parent)?);
+    let reason = format!("its workflow (#{}) was cancelled", parent.raw());
+    let (mut changes, mut running) = (Vec::new(), Vec::new());
+    for id in ids {
+        let status: Option<String> = tx
+            .prepare_cached("SELECT status FROM jobs WHERE id = ?1")?
+            .query_row([id.raw()], |r| r.get(0))
+            .optional()?;
+        match status.as_deref() {
+            Some("queued") => cancel_one(tx, id, &reason, now, &mut changes)?,
+            Some("running") => {
+                tx.prepare_cached(
+                    "UPDATE jobs SET cancel_requested = 1, follow_up = NULL, updated_at = ?2 \
+                     WHERE id = ?1",
+                )?
+                .execute(params![id.raw(), now.as_millis()])?;
+                running.push(id);
+            }
+            _ => {}
+        }
+    }
+    resolve_all(tx, &mut changes, now)?;
+    Ok((changes, running))
+}
+
+/// Cancels the queued job `id` because `reason`, with its own dependents after it;
+/// returns the state changes.
+pub(crate) fn cancel_waiting(
+    tx: &Transaction<'_>,
+    id: JobId,
+    reason: &str,
+    now: Timestamp,
+) -> Result<Vec<Change>> {
+    let mut changes = Vec::new();
+    cancel_one(tx, id, reason, now, &mut changes)?;
+    resolve_all(tx, &mut changes, now)?;
+    Ok(changes)
+}
+
+/// Resolves the dependents of `id`, which just ended as `status`, if it has any;
+/// returns the state changes (freed dependents as queued to queued, cancelled ones).
+pub(crate) fn resolve(
+    tx: &Transaction<'_>,
+    id: JobId,
+    status: JobStatus,
+    now: Timestamp,
+) -> Result<Vec<Change>> {
+    let flagged: bool = tx
+        .prepare_cached("SELECT has_dependents FROM jobs WHERE id = ?1")?
+        .query_row([id.raw()], |r| r.get(0))
+        .optional()?
+        .unwrap_or(false);
+    if !flagged {
+        return Ok(Vec::new());
+    }
+    walk(tx, (id, status, false), now)
+}
+
+/// Resolves the dependents of `id`, which was just deleted while it was queued (a
+/// retired kind): they count it as cancelled.
+pub(crate) fn resolve_deleted(
+    tx: &Transaction<'_>,
+    id: JobId,
+    now: Timestamp,
+) -> Result<Vec<Change>> {
+    walk(tx, (id, JobStatus::Cancelled, true), now)
+}
+
+/// [`resolve`] for a job known to have had dependents, whose flag the update that
+/// ended it already cleared.
+pub(crate) fn resolve_flagged(
+    tx: &Transaction<'_>,
+    id: JobId,
+    status: JobStatus,
+    now: Timestamp,
+) -> Result<Vec<Change>> {
+    walk(tx, (id, status, true), now)
+}
+
+/// Frees or cancels the dependents of `id`, and theirs after them.
+fn walk(
+    tx: &Transaction<'_>,
+    (id, status, cleared): (JobId, JobStatus, bool),
+    now: Timestamp,
+) -> Result<Vec<Change>> {
+    let mut changes = Vec::new();
+    let mut ended = vec![(id, status, cleared)];
+    while let Some((dep, status, cleared)) = ended.pop() {
+        // Its edges stay (the dependent deletes them all when it is freed or
+        // cancelled): a piece's end writes nothing but its own row, already written,
+        // and the dependent's count. The flag goes, so it is resolved once.
+        if !cleared {
+            tx.prepare_cached(
+                "UPDATE jobs SET has_dependents = 0 WHERE id = ?1 AND has_dependents = 1",
+            )?
+            .execute([dep.raw()])?;
+        }
+        let dependents: Vec<JobId> = {
+            let mut statement =
+                tx.prepare_cached("SELECT job_id FROM job_deps WHERE dep_id = ?1")?;
+            let rows = statement.query_map([dep.raw()], |r| Ok(JobId::from_raw(r.get(0)?)))?;
+            rows.collect::<rusqlite::Result<_>>()?
+        };
+        for dependent in dependents {
+            let ok = status == JobStatus::Succeeded
+                || tx
+                    .prepare_cached("SELECT run_on_failed_deps FROM jobs WHERE id = ?1")?
+                    .query_row([dependent.raw()], |r| r.get::<_, bool>(0))
+                    .optional()?
+                    .unwrap_or(false);
+            if !ok {
+                let dep_kind: String = tx
+                    .prepare_cached("SELECT kind FROM jobs WHERE id = ?1")?
+                    .query_row([dep.raw()], |r| r.get(0))
+                    .optional()?
+                    .unwrap_or_else(|| "deleted".to_owned());
+                let before = changes.len();
+                cancel_one(
+                    tx,
+                    dependent,
+                    &why(dep, &dep_kind, status),
+                    now,
+                    &mut changes,
+                )?;
+                if changes.len() > before {
+                    ended.push((dependent, JobStatus::Cancelled, false));
+                }
+                continue;
+            }
+            // Nearly always: one fewer to wait for, and more left.
+            let counted = tx
+                .prepare_cached(
+                    "UPDATE jobs SET deps_left = deps_left - 1 \
+                     WHERE id = ?1 AND status = 'queued' AND deps_left > 1",
+                )?
+                .execute([dependent.raw()])?;
+            if counted == 1 {
+                continue;
+            }
+            // The last one: free to run, and its edges are done with.
+            let freed = tx
+                .prepare_cached(
+                    "UPDATE jobs SET deps_left = 0, needs = needs & ~?2, updated_at = ?3 \
+                     WHERE id = ?1 AND status = 'queued' AND deps_left = 1",
+                )?
+                .execute(params![dependent.raw(), WAITING_FOR_JOBS, now.as_millis()])?;
+            if freed == 0 {
+                continue;
+            }
+            tx.prepare_cached("DELETE FROM job_deps WHERE job_id = ?1")?
+                .execute([dependent.raw()])?;
+            let (kind, attempt): (String, u32) = tx
+                .prepare_cached("SELECT kind, attempts FROM jobs WHERE id = ?1")?
+                .query_row([dependent.raw()], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            // The runners hear of it as of any job queued now.
+            changes.push(Change {
+                id: dependent,
+                kind,
+                from: Some(JobStatus::Queued),
+                to: JobStatus::Queued,
+                attempt,
+            });
+        }
+    }
+    Ok(changes)
+}
+
+/// Resolves the dependents of every job `changes` ended (from `changes` on).
+fn resolve_all(tx: &Transaction<'_>, changes: &mut Vec<Change>, now: Timestamp) -> Result<()> {
+    let ended: Vec<(JobId, JobStatus)> = changes
+        .iter()
+        .filter(|c| c.to.is_finished())
+        .map(|c| (c.id, c.to))
+        .collect();
+    for (id, status) in ended {
+        let more = resolve(tx, id, status, now)?;
+        changes.extend(more);
+    }
+    Ok(())
+}
+
+/// Cancels a queued dependent, naming why; no change when it is not queued.
+fn cancel_one(
+    tx: &Transaction<'_>,
+    id: JobId,
+    reason: &str,
+    now: Timestamp,
+    changes: &mut Vec<Change>,
+) -> Result<()> {
+    let row: Option<(String, u32)> = tx
+        .prepare_cached(
+            "UPDATE jobs SET status = 'cancelled', finished_at = ?2, updated_at = ?2, \
+             last_error = ?3, deps_left = 0, needs = needs & ~?4 \
+             WHERE id = ?1 AND status = 'queued' RETURNING kind, attempts",
+        )?
+        .query_row(
+            params![id.raw(), now.as_millis(), reason, WAITING_FOR_JOBS],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    let Some((kind, attempt)) = row else {
+        return Ok(());
+    };
+    tally(tx, &kind, JobStatus::Cancelled, 1)?;
+    // It waits for nothing any more.
+    tx.prepare_cached("DELETE FROM job_deps WHERE job_id = ?1")?
+        .execute([id.raw()])?;
+    changes.push(Change {
+        id,
+        kind,
+        from: Some(JobStatus::Queued),
+        to: JobStatus::Cancelled,
+        attempt,
+    });
+    Ok(())
+}
+
+/// Why a dependent is cancelled: "job #12 (embed) failed".
+fn why(dep: JobId, kind: &str, status: JobStatus) -> String {
+    let what = if status == JobStatus::Cancelled {
+        "was cancelled"
+    } else {
+        "failed"
+    };
+    format!("the job it waited for, #{} ({kind}), {what}", dep.raw())
+}

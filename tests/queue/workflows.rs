@@ -1,0 +1,304 @@
+//! Workflows: jobs that wait for others (fan-out, fan-in), on the fake clock.
+
+use super::*;
+use tauri_plugin_jobs::queue::{ClaimedJob, DependencyFailure, JobFailure, WaitingFor, Workflow};
+
+fn claim_all(queue: &Queue, kinds: &[&str]) -> Vec<ClaimedJob> {
+    queue
+        .claim(
+            &ClaimRequest::new("w", kinds.iter().copied())
+                .lease(30 * SEC)
+                .max_jobs(100),
+        )
+        .unwrap()
+}
+
+const KINDS: [&str; 3] = ["import", "embed", "reindex"];
+
+fn import(pieces: u32) -> Workflow {
+    Workflow::new(NewJob::new("import", json!({"mailbox": "inbox"})))
+        .pieces((0..pieces).map(|n| NewJob::new("embed", json!({ "message": n }))))
+        .then(NewJob::new("reindex", json!({})))
+}
+
+#[test]
+fn the_final_job_runs_once_after_the_last_piece_across_two_handles() {
+    let h = Harness::new();
+    let (a, b) = (h.queue.clone(), h.second_queue());
+    let ids = a.enqueue_workflow(import(6)).unwrap();
+    assert_eq!(ids.pieces.len(), 6);
+    let reindex = ids.then[0];
+    let waiting = a.get(reindex).unwrap().unwrap();
+    assert_eq!(waiting.parent, Some(ids.parent));
+    assert_eq!(waiting.waiting_on_jobs, 6);
+    assert_eq!(waiting.waiting_for, [WaitingFor::Jobs { left: 6 }]);
+
+    // Each handle takes some; the final job is claimed by neither meanwhile.
+    let mut seen_final = 0;
+    let mut rounds = 0;
+    loop {
+        rounds += 1;
+        assert!(rounds < 20, "the workflow never ended");
+        let handle = if rounds % 2 == 0 { &a } else { &b };
+        let claimed = handle
+            .claim(&ClaimRequest::new("w", KINDS).lease(30 * SEC).max_jobs(2))
+            .unwrap();
+        if claimed.is_empty() {
+            break;
+        }
+        for job in claimed {
+            if job.job.id == reindex {
+                seen_final += 1;
+                // Every piece ended before it started.
+                let state = a.workflow(ids.parent).unwrap().unwrap();
+                let embedded = state
+                    .pieces
+                    .iter()
+                    .find(|(s, _)| *s == JobStatus::Succeeded)
+                    .map_or(0, |(_, n)| *n);
+                assert_eq!(embedded, 6, "{state:?}");
+            }
+            handle.complete(&job.lease, None).unwrap();
+        }
+    }
+    assert_eq!(seen_final, 1);
+    let state = b.workflow(ids.parent).unwrap().unwrap();
+    assert!(state.ended && !state.failed, "{state:?}");
+    assert_eq!(state.progress.done, 7);
+    assert_eq!(state.progress.total, Some(7));
+}
+
+#[test]
+fn a_failed_piece_cancels_the_job_waiting_for_it_and_names_the_piece() {
+    let h = Harness::new();
+    let ids = h.queue.enqueue_workflow(import(2)).unwrap();
+    let pieces = claim_all(&h.queue, &["embed"]);
+    h.queue.complete(&pieces[0].lease, None).unwrap();
+    h.queue
+        .fail(&pieces[1].lease, JobFailure::permanent("corrupt message"))
+        .unwrap();
+    let reindex = h.queue.get(ids.then[0]).unwrap().unwrap();
+    assert_eq!(reindex.status, JobStatus::Cancelled);
+    let error = reindex.last_error.unwrap();
+    assert!(
+        error.contains(&format!("#{}", pieces[1].job.id.raw())),
+        "{error}"
+    );
+    assert!(error.contains("failed"), "{error}");
+    assert!(claim_all(&h.queue, &["reindex"]).is_empty());
+    assert!(h.queue.workflow(ids.parent).unwrap().unwrap().failed);
+}
+
+#[test]
+fn a_job_that_runs_anyway_starts_once_every_piece_has_ended_however() {
+    let h = Harness::new();
+    let parent = h
+        .queue
+        .enqueue("import", &1, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    let piece = |n: u32| {
+        h.queue
+            .enqueue("embed", &n, EnqueueOptions::new().parent(parent))
+            .unwrap()
+            .id
+    };
+    let (one, two) = (piece(1), piece(2));
+    let report = h
+        .queue
+        .enqueue(
+            "report",
+            &0,
+            EnqueueOptions::new()
+                .after_pieces_of(parent)
+                .on_dependency_failure(DependencyFailure::Run),
+        )
+        .unwrap()
+        .id;
+    assert!(claim_all(&h.queue, &["report"]).is_empty());
+    assert_eq!(h.queue.cancel(one).unwrap(), CancelOutcome::Cancelled);
+    assert!(
+        claim_all(&h.queue, &["report"]).is_empty(),
+        "one piece is left"
+    );
+    let running = claim_all(&h.queue, &["embed"]).pop().unwrap();
+    assert_eq!(running.job.id, two);
+    h.queue
+        .fail(&running.lease, JobFailure::permanent("no"))
+        .unwrap();
+    assert_eq!(
+        claim_all(&h.queue, &["report"]).pop().unwrap().job.id,
+        report
+    );
+}
+
+#[test]
+fn dependencies_must_exist_and_one_that_already_ended_counts_at_once() {
+    let h = Harness::new();
+    let done = h.queue.enqueue("a", &1, EnqueueOptions::new()).unwrap().id;
+    let claimed = claim_all(&h.queue, &["a"]).pop().unwrap();
+    h.queue.complete(&claimed.lease, None).unwrap();
+    let failed = h.queue.enqueue("a", &2, EnqueueOptions::new()).unwrap().id;
+    let claimed = claim_all(&h.queue, &["a"]).pop().unwrap();
+    h.queue
+        .fail(&claimed.lease, JobFailure::permanent("no"))
+        .unwrap();
+
+    // Succeeded: free at once.
+    let free = h
+        .queue
+        .enqueue("b", &1, EnqueueOptions::new().after([done]))
+        .unwrap()
+        .id;
+    assert_eq!(claim_all(&h.queue, &["b"]).pop().unwrap().job.id, free);
+    // Failed: cancelled at once, saying why.
+    let doomed = h
+        .queue
+        .enqueue("b", &2, EnqueueOptions::new().after([done, failed]))
+        .unwrap()
+        .id;
+    let doomed = h.queue.get(doomed).unwrap().unwrap();
+    assert_eq!(doomed.status, JobStatus::Cancelled);
+    assert!(doomed.last_error.unwrap().contains("failed"));
+    // Missing: refused, and nothing is written.
+    let before = h.queue.counts().unwrap();
+    let missing = JobId::from_raw(9_999);
+    let refused = h
+        .queue
+        .enqueue("b", &3, EnqueueOptions::new().after([done, missing]));
+    assert!(matches!(refused, Err(Error::JobNotFound(id)) if id == missing));
+    assert_eq!(h.queue.counts().unwrap(), before);
+}
+
+#[test]
+fn a_failure_cascades_down_a_chain_of_waiting_jobs() {
+    let h = Harness::new();
+    let first = h
+        .queue
+        .enqueue("step", &1, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    let second = h
+        .queue
+        .enqueue("step", &2, EnqueueOptions::new().after([first]))
+        .unwrap()
+        .id;
+    let third = h
+        .queue
+        .enqueue("step", &3, EnqueueOptions::new().after([second]))
+        .unwrap()
+        .id;
+    let claimed = claim_all(&h.queue, &["step"]);
+    assert_eq!(claimed.len(), 1, "only the first may start");
+    h.take_events();
+    h.queue
+        .fail(&claimed[0].lease, JobFailure::permanent("no"))
+        .unwrap();
+    for id in [second, third] {
+        assert_eq!(status(&h.queue, id), JobStatus::Cancelled);
+    }
+    // The UI hears each of them end.
+    let cancelled: Vec<JobId> = h
+        .take_events()
+        .into_iter()
+        .filter(|e| e.to == JobStatus::Cancelled)
+        .map(|e| e.id)
+        .collect();
+    assert_eq!(cancelled, [second, third]);
+}
+
+#[test]
+fn cancelling_a_workflow_cancels_what_has_not_run_and_asks_the_running_to_stop() {
+    let h = Harness::new();
+    let ids = h.queue.enqueue_workflow(import(3)).unwrap();
+    // The parent runs and finishes, one piece runs, one piece is done.
+    let parent = claim_all(&h.queue, &["import"]).pop().unwrap();
+    h.queue.complete(&parent.lease, None).unwrap();
+    let mut pieces = h
+        .queue
+        .claim(
+            &ClaimRequest::new("w", ["embed"])
+                .lease(30 * SEC)
+                .max_jobs(2),
+        )
+        .unwrap();
+    let done = pieces.pop().unwrap();
+    h.queue.complete(&done.lease, None).unwrap();
+    let running = pieces.pop().unwrap();
+
+    let outcome = h.queue.cancel_workflow(ids.parent).unwrap();
+    assert_eq!((outcome.cancelled, outcome.asked_to_stop), (2, 1));
+    assert_eq!(status(&h.queue, done.job.id), JobStatus::Succeeded);
+    assert_eq!(status(&h.queue, ids.then[0]), JobStatus::Cancelled);
+    assert!(
+        h.queue
+            .get(running.job.id)
+            .unwrap()
+            .unwrap()
+            .cancel_requested
+    );
+    assert!(claim_all(&h.queue, &KINDS).is_empty());
+    assert!(matches!(
+        h.queue.cancel_workflow(JobId::from_raw(9_999)),
+        Err(Error::JobNotFound(_))
+    ));
+}
+
+#[test]
+fn a_workflow_is_one_transaction_and_dedupe_keys_work_on_each_step() {
+    let h = Harness::new();
+    let keyed = |key: &str| EnqueueOptions::new().dedupe_key(key);
+    let first = h
+        .queue
+        .enqueue_workflow(
+            Workflow::new(NewJob::new("import", json!(1)).options(keyed("inbox")))
+                .pieces([NewJob::new("embed", json!(1)).options(keyed("m1"))]),
+        )
+        .unwrap();
+    // The same keys again: the existing jobs come back, nothing is added.
+    let again = h
+        .queue
+        .enqueue_workflow(
+            Workflow::new(NewJob::new("import", json!(1)).options(keyed("inbox")))
+                .pieces([NewJob::new("embed", json!(1)).options(keyed("m1"))]),
+        )
+        .unwrap();
+    assert_eq!(first, again);
+    // A refused step writes nothing.
+    let before = h.queue.counts().unwrap();
+    let refused = h.queue.enqueue_workflow(
+        Workflow::new(NewJob::new("import", json!(2))).pieces([NewJob::new("", json!(1))]),
+    );
+    assert!(refused.is_err());
+    assert_eq!(h.queue.counts().unwrap(), before);
+}
+
+#[test]
+fn a_piece_that_retries_frees_the_waiting_job_only_when_it_ends() {
+    let h = Harness::new();
+    let piece = h
+        .queue
+        .enqueue("embed", &1, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    let last = h
+        .queue
+        .enqueue("reindex", &0, EnqueueOptions::new().after([piece]))
+        .unwrap()
+        .id;
+    let first = claim_all(&h.queue, &["embed"]).pop().unwrap();
+    h.queue
+        .fail(&first.lease, JobFailure::retryable("flaky"))
+        .unwrap();
+    assert!(claim_all(&h.queue, &["reindex"]).is_empty());
+    h.advance(3600 * SEC);
+    let second = claim_all(&h.queue, &["embed"]).pop().unwrap();
+    h.queue.finish(&second.lease, Outcome::Released).unwrap();
+    assert!(claim_all(&h.queue, &["reindex"]).is_empty());
+    let third = claim_all(&h.queue, &["embed"]).pop().unwrap();
+    h.queue.complete(&third.lease, None).unwrap();
+    assert_eq!(
+        claim_all(&h.queue, &["reindex"]).pop().unwrap().job.id,
+        last
+    );
+}
