@@ -516,6 +516,10 @@ pub(crate) fn insert_within(
     if outcome == EnqueueOutcome::Created && waits {
         let mut deps = job.after.clone();
         if let Some(parent) = job.after_pieces_of {
+            match jobs::kind_of(tx, parent)? {
+                Some(kind) if jobs::within(reach, &kind) => {}
+                _ => return Err(Error::JobNotFound(parent)),
+            }
             deps.extend(
                 jobs::deps::pieces_of(tx, parent)?
                     .into_iter()

@@ -61,8 +61,9 @@ impl Queue {
             }
             Retire::Delete => {
                 let (deleted, asked) = db.write(now, |tx, changes| {
-                    let deleted = jobs::delete_kind(tx, kind)?;
-                    for id in &deleted {
+                    let (deleted, queued) = jobs::delete_kind(tx, kind)?;
+                    // Only a job that had not ended can leave others waiting for it.
+                    for id in &queued {
                         changes.extend(jobs::deps::resolve_deleted(tx, *id, now)?);
                     }
                     let (_, asked) = jobs::cancel_kind(tx, kind, now)?;

@@ -190,15 +190,20 @@ impl Queue {
     }
 
     /// Cancels what has not run of the workflow under `parent`, in one transaction:
-    /// the parent and its pieces if queued, and every job waiting for any of them;
-    /// running ones are asked to stop (their workers learn it at their next
-    /// heartbeat). Jobs that ended stay as they are.
+    /// the parent and its pieces (the jobs after them included) if queued; running
+    /// ones are asked to stop (their workers learn it at their next heartbeat). Jobs
+    /// outside the workflow that wait for a cancelled one follow their own
+    /// [`DependencyFailure`](crate::queue::DependencyFailure). Jobs that ended stay as
+    /// they are.
     pub fn cancel_workflow(&self, parent: JobId) -> Result<WorkflowCancelled> {
         let db = self.db();
         let now = db.now();
         let (done, running) = db.write(now, |tx, changes| {
             let (cancelled, running) = jobs::deps::cancel_tree(tx, parent, now)?;
-            let count = cancelled.len() as u32;
+            let count = cancelled
+                .iter()
+                .filter(|change| change.to == JobStatus::Cancelled)
+                .count() as u32;
             changes.extend(cancelled);
             Ok((count, running))
         })?;

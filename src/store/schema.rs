@@ -294,8 +294,8 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     // - `job_deps (dep_id, job_id)`: `job_id` waits for `dep_id` to end. Kept while
     //   `job_id` waits: all of its rows go when it is freed or cancelled, so retention
     //   never has to look at the table, and a piece's end writes no row of it.
-    // - `jobs.deps_left`: how many edges a dependent still has; while above 0 its
-    //   `needs` carries bit 2, a lane no claim reads.
+    // - `jobs.deps_left`: how many of the jobs it waits for have not ended; while
+    //   above 0 its `needs` carries bit 2, a lane no claim reads.
     // - `jobs.run_on_failed_deps`: a failed or cancelled dependency counts as ended
     //   (1) instead of cancelling the dependent (0, the default).
     // - `jobs.has_dependents`: some job waits for this one, so ending it looks for

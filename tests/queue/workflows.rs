@@ -302,3 +302,78 @@ fn a_piece_that_retries_frees_the_waiting_job_only_when_it_ends() {
         last
     );
 }
+
+#[test]
+fn a_replaced_waiting_job_keeps_waiting_and_a_retried_dependency_is_counted_once() {
+    use tauri_plugin_jobs::queue::OnDuplicate;
+    let h = Harness::new();
+    let (first, second) = (
+        h.queue
+            .enqueue("embed", &1, EnqueueOptions::new())
+            .unwrap()
+            .id,
+        h.queue
+            .enqueue("embed", &2, EnqueueOptions::new())
+            .unwrap()
+            .id,
+    );
+    let keyed = || {
+        EnqueueOptions::new()
+            .dedupe_key("reindex")
+            .on_duplicate(OnDuplicate::Replace)
+            .after([first, second])
+            .on_dependency_failure(DependencyFailure::Run)
+    };
+    let last = h.queue.enqueue("reindex", &1, keyed()).unwrap().id;
+    // The latest payload wins; it still waits for both.
+    h.queue.enqueue("reindex", &2, keyed()).unwrap();
+    assert!(claim_all(&h.queue, &["reindex"]).is_empty());
+    assert_eq!(h.queue.get(last).unwrap().unwrap().waiting_on_jobs, 2);
+
+    // The first fails (counted: one left), is retried, and ends again: still one left.
+    let claimed = claim_all(&h.queue, &["embed"]);
+    let one = claimed.iter().find(|c| c.job.id == first).unwrap();
+    h.queue
+        .fail(&one.lease, JobFailure::permanent("no"))
+        .unwrap();
+    h.queue.retry_now(first).unwrap();
+    let again = claim_all(&h.queue, &["embed"]).pop().unwrap();
+    h.queue.complete(&again.lease, None).unwrap();
+    assert!(
+        claim_all(&h.queue, &["reindex"]).is_empty(),
+        "the second has not ended"
+    );
+    let two = claimed.iter().find(|c| c.job.id == second).unwrap();
+    h.queue.complete(&two.lease, None).unwrap();
+    assert_eq!(
+        claim_all(&h.queue, &["reindex"]).pop().unwrap().job.id,
+        last
+    );
+}
+
+#[test]
+fn a_missing_parent_and_a_missing_dependency_refuse_the_enqueue_whatever_the_order() {
+    let h = Harness::new();
+    let failed = h.queue.enqueue("a", &1, EnqueueOptions::new()).unwrap().id;
+    let claimed = claim_all(&h.queue, &["a"]).pop().unwrap();
+    h.queue
+        .fail(&claimed.lease, JobFailure::permanent("no"))
+        .unwrap();
+    let missing = JobId::from_raw(9_999);
+    for deps in [[failed, missing], [missing, failed]] {
+        let refused = h.queue.enqueue("b", &1, EnqueueOptions::new().after(deps));
+        assert!(matches!(refused, Err(Error::JobNotFound(id)) if id == missing));
+    }
+    let refused = h
+        .queue
+        .enqueue("b", &1, EnqueueOptions::new().after_pieces_of(missing));
+    assert!(matches!(refused, Err(Error::JobNotFound(id)) if id == missing));
+    // A workflow whose last step is refused inside the transaction writes nothing.
+    let before = h.queue.counts().unwrap();
+    let refused =
+        h.queue.enqueue_workflow(import(2).then(
+            NewJob::new("report", json!({})).options(EnqueueOptions::new().after([missing])),
+        ));
+    assert!(refused.is_err());
+    assert_eq!(h.queue.counts().unwrap(), before);
+}

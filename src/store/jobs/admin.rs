@@ -61,6 +61,10 @@ pub(crate) fn retry(
             tally(tx, &kind, JobStatus::Failed, -1)?;
             // A failed job is not counted by the kind's flag: queued again, it must be.
             super::flag_kind_needs(tx, &kind, now)?;
+            // The jobs that waited for it counted its end already (or were cancelled
+            // by it): its second end must not count again.
+            tx.prepare_cached("DELETE FROM job_deps WHERE dep_id = ?1")?
+                .execute([id.raw()])?;
             Ok(RetryFound::Requeued(kind, attempts))
         }
         JobStatus::Queued if run_at > now.as_millis() => {
@@ -113,11 +117,18 @@ pub(crate) fn cancel(
     };
     match status {
         JobStatus::Queued => {
+            // A job that waited for others waits no more.
             tx.prepare_cached(
-                "UPDATE jobs SET status = 'cancelled', finished_at = ?2, updated_at = ?2 \
-                 WHERE id = ?1",
+                "UPDATE jobs SET status = 'cancelled', finished_at = ?2, updated_at = ?2, \
+                 deps_left = 0, needs = needs & ~?3 WHERE id = ?1",
             )?
-            .execute(params![id.raw(), now.as_millis()])?;
+            .execute(params![
+                id.raw(),
+                now.as_millis(),
+                crate::model::WAITING_FOR_JOBS
+            ])?;
+            tx.prepare_cached("DELETE FROM job_deps WHERE job_id = ?1")?
+                .execute([id.raw()])?;
             tally(tx, &kind, JobStatus::Cancelled, 1)?;
             Ok(CancelFound::Cancelled(kind, attempts))
         }
@@ -208,21 +219,29 @@ pub(crate) fn cancel_kind(
 ) -> Result<(Vec<super::Change>, u64)> {
     let cancelled: Vec<super::Change> = {
         let mut statement = tx.prepare_cached(
-            "UPDATE jobs SET status = 'cancelled', finished_at = ?2, updated_at = ?2 \
+            "UPDATE jobs SET status = 'cancelled', finished_at = ?2, updated_at = ?2, \
+             deps_left = 0, needs = needs & ~?3 \
              WHERE kind = ?1 AND status = 'queued' RETURNING id, attempts",
         )?;
-        let rows = statement.query_map(params![kind, now.as_millis()], |r| {
-            Ok(super::Change {
-                id: JobId::from_raw(r.get(0)?),
-                kind: kind.to_owned(),
-                from: Some(JobStatus::Queued),
-                to: JobStatus::Cancelled,
-                attempt: r.get(1)?,
-            })
-        })?;
+        let rows = statement.query_map(
+            params![kind, now.as_millis(), crate::model::WAITING_FOR_JOBS],
+            |r| {
+                Ok(super::Change {
+                    id: JobId::from_raw(r.get(0)?),
+                    kind: kind.to_owned(),
+                    from: Some(JobStatus::Queued),
+                    to: JobStatus::Cancelled,
+                    attempt: r.get(1)?,
+                })
+            },
+        )?;
         rows.collect::<rusqlite::Result<_>>()?
     };
     tally(tx, kind, JobStatus::Cancelled, cancelled.len() as i64)?;
+    for change in &cancelled {
+        tx.prepare_cached("DELETE FROM job_deps WHERE job_id = ?1")?
+            .execute([change.id.raw()])?;
+    }
     let asked = tx
         .prepare_cached(
             "UPDATE jobs SET cancel_requested = 1, follow_up = NULL, updated_at = ?2 \
@@ -233,7 +252,9 @@ pub(crate) fn cancel_kind(
 }
 
 /// Deletes every job of `kind` that is not running; returns their ids.
-pub(crate) fn delete_kind(tx: &Transaction<'_>, kind: &str) -> Result<Vec<JobId>> {
+/// Deletes every job of `kind` that is not running; returns their ids, the queued
+/// ones' also on their own (the jobs waiting for those are resolved by the caller).
+pub(crate) fn delete_kind(tx: &Transaction<'_>, kind: &str) -> Result<(Vec<JobId>, Vec<JobId>)> {
     let gone: Vec<(JobId, JobStatus)> = {
         let mut statement = tx.prepare_cached(
             "DELETE FROM jobs WHERE kind = ?1 AND status <> 'running' RETURNING id, status",
@@ -251,5 +272,15 @@ pub(crate) fn delete_kind(tx: &Transaction<'_>, kind: &str) -> Result<Vec<JobId>
         let n = gone.iter().filter(|(_, s)| *s == status).count() as i64;
         tally(tx, kind, status, -n)?;
     }
-    Ok(gone.into_iter().map(|(id, _)| id).collect())
+    let queued: Vec<JobId> = gone
+        .iter()
+        .filter(|(_, s)| *s == JobStatus::Queued)
+        .map(|(id, _)| *id)
+        .collect();
+    for id in &queued {
+        // Its own edges, if it waited for others.
+        tx.prepare_cached("DELETE FROM job_deps WHERE job_id = ?1")?
+            .execute([id.raw()])?;
+    }
+    Ok((gone.into_iter().map(|(id, _)| id).collect(), queued))
 }

@@ -39,6 +39,7 @@ pub(crate) fn attach(
     reach: Option<&Patterns>,
 ) -> Result<Attached> {
     let mut open = Vec::with_capacity(deps.len());
+    let mut cancelled = None;
     for &dep in deps {
         let found: Option<(String, JobStatus)> = tx
             .prepare_cached("SELECT kind, status FROM jobs WHERE id = ?1")?
@@ -51,10 +52,14 @@ pub(crate) fn attach(
             Some((_, JobStatus::Queued | JobStatus::Running)) => open.push(dep),
             Some((_, JobStatus::Succeeded)) => {}
             Some((kind, status)) if !run_anyway => {
-                return Ok(Attached::Cancelled(why(dep, &kind, status)));
+                // Every dependency is checked first: a missing one refuses the enqueue.
+                cancelled.get_or_insert_with(|| why(dep, &kind, status));
             }
             Some(_) => {}
         }
+    }
+    if let Some(reason) = cancelled {
+        return Ok(Attached::Cancelled(reason));
     }
     open.sort_unstable();
     open.dedup();

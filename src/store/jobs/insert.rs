@@ -119,7 +119,8 @@ fn replace_queued(tx: &Transaction<'_>, id: i64, row: &NewRow<'_>) -> Result<()>
     let debounced = matches!(row.on_duplicate, OnDuplicate::Debounce(_));
     tx.prepare_cached(
         "UPDATE jobs SET payload = ?2, priority = ?3, payload_version = ?4, \
-         run_at = CASE WHEN ?5 THEN ?6 ELSE run_at END, updated_at = ?7, needs = ?8 WHERE id = ?1",
+         run_at = CASE WHEN ?5 THEN ?6 ELSE run_at END, updated_at = ?7, \
+         needs = ?8 | (needs & ?9) WHERE id = ?1",
     )?
     .execute(params![
         id,
@@ -130,6 +131,8 @@ fn replace_queued(tx: &Transaction<'_>, id: i64, row: &NewRow<'_>) -> Result<()>
         row.run_at.as_millis(),
         row.now.as_millis(),
         row.needs,
+        // A job that waits for others keeps waiting: only its constraints change.
+        crate::model::WAITING_FOR_JOBS,
     ])?;
     if row.needs != 0 {
         super::flag_kind_needs(tx, row.kind, row.now)?;
@@ -241,7 +244,7 @@ pub(crate) fn take_follow_up(
         let start = start.as_millis().max(run_at);
         tx.prepare_cached(
             "UPDATE jobs SET payload = ?2, priority = ?3, payload_version = ?4, run_at = ?5, \
-             needs = ?6 WHERE id = ?1",
+             needs = ?6 | (needs & ?7) WHERE id = ?1",
         )?
         .execute(params![
             id.raw(),
@@ -250,6 +253,7 @@ pub(crate) fn take_follow_up(
             follow_up.payload_version,
             start,
             follow_up.needs,
+            crate::model::WAITING_FOR_JOBS,
         ])?;
         if follow_up.needs != 0 {
             super::flag_kind_needs(tx, &kind, now)?;
