@@ -377,3 +377,73 @@ fn a_missing_parent_and_a_missing_dependency_refuse_the_enqueue_whatever_the_ord
     assert!(refused.is_err());
     assert_eq!(h.queue.counts().unwrap(), before);
 }
+
+#[test]
+fn every_way_a_dependency_ends_resolves_the_job_waiting_for_it() {
+    use tauri_plugin_jobs::queue::Retire;
+    let h = Harness::new();
+    let waiting_for = |dep: JobId| {
+        h.queue
+            .enqueue("last", &0, EnqueueOptions::new().after([dep]))
+            .unwrap()
+            .id
+    };
+    let cancelled = |id: JobId| {
+        let job = h.queue.get(id).unwrap().unwrap();
+        assert_eq!(job.status, JobStatus::Cancelled, "{job:?}");
+        job.last_error.unwrap()
+    };
+
+    // Its lease runs out for the last time: failed.
+    h.queue
+        .set_kind_max_lease_expiries("dies", Some(1))
+        .unwrap();
+    let dies = h
+        .queue
+        .enqueue("dies", &0, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    let after_dies = waiting_for(dies);
+    assert_eq!(claim_all(&h.queue, &["dies"]).len(), 1);
+    h.advance(60 * SEC);
+    h.queue.reclaim_expired().unwrap();
+    assert_eq!(status(&h.queue, dies), JobStatus::Failed);
+    assert!(cancelled(after_dies).contains("failed"));
+
+    // Its kind retired, cancelled or deleted.
+    let old = h
+        .queue
+        .enqueue("old", &0, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    let after_old = waiting_for(old);
+    h.queue.retire_kind("old", Retire::Cancel).unwrap();
+    assert!(cancelled(after_old).contains("was cancelled"));
+    let gone = h
+        .queue
+        .enqueue("gone", &0, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    let after_gone = waiting_for(gone);
+    h.queue.retire_kind("gone", Retire::Delete).unwrap();
+    assert!(h.queue.get(gone).unwrap().is_none());
+    assert!(cancelled(after_gone).contains("was cancelled"));
+
+    // A row another program wrote that cannot be read: failed at the claim.
+    let broken = h
+        .queue
+        .enqueue("broken", &0, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    let after_broken = waiting_for(broken);
+    rusqlite::Connection::open(h.dir.path().join("raw.db"))
+        .unwrap()
+        .execute(
+            "UPDATE jobs SET payload = '{not json' WHERE id = ?1",
+            [broken.raw()],
+        )
+        .unwrap();
+    assert!(claim_all(&h.queue, &["broken"]).is_empty());
+    assert_eq!(status(&h.queue, broken), JobStatus::Failed);
+    assert!(cancelled(after_broken).contains("failed"));
+}
