@@ -66,7 +66,10 @@ pub(crate) use enqueue::{check_kind, check_new, enqueue_in};
 pub use enqueue::{EnqueueOptions, Enqueued, NewJob, MAX_KEY_BYTES, MAX_KIND_BYTES};
 pub use finish::{Finished, Heartbeat, JobFailure, Lease, Outcome, MAX_LEASE};
 pub use options::{QueueOptions, DEFAULT_MAX_PAYLOAD_BYTES};
-pub use workflow::{Workflow, WorkflowCancelled, WorkflowIds, WorkflowState};
+pub use workflow::{
+    JobDependencies, Workflow, WorkflowCancelled, WorkflowIds, WorkflowRetried, WorkflowState,
+    MAX_LISTED_DEPENDENCIES,
+};
 
 /// How often, in clock time, a claim first sweeps for expired leases. A job whose lease
 /// expired is therefore claimable again at most this long after the expiry.

@@ -12,7 +12,7 @@ use super::enqueue::{insert_within, prepare};
 use super::{NewJob, Queue};
 use crate::db::Notice;
 use crate::error::{Error, Result};
-use crate::model::{JobId, JobProgressValue, JobStatus};
+use crate::model::{JobId, JobProgressValue, JobStatus, Patterns};
 use crate::store::jobs::{self, NextId};
 
 /// A workflow to enqueue: the parent, its pieces (each a piece of the parent), and
@@ -99,7 +99,11 @@ pub struct WorkflowState {
     pub progress: JobProgressValue,
     /// Whether the parent and every piece have ended.
     pub ended: bool,
-    /// Whether any piece (or the parent) failed.
+    /// Whether the workflow failed, as its waiting jobs' policies say: the parent
+    /// failed or was cancelled, or a job of it that waited for others (the `then`
+    /// jobs) failed or was cancelled, a failed piece cancelling it by default
+    /// ([`DependencyFailure::Cancel`](crate::queue::DependencyFailure)). A workflow
+    /// without such jobs fails when a piece fails or is cancelled.
     pub failed: bool,
 }
 
@@ -114,6 +118,42 @@ pub struct WorkflowCancelled {
     /// Running ones asked to stop.
     pub asked_to_stop: u32,
 }
+
+/// What [`Queue::retry_workflow`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct WorkflowRetried {
+    /// Failed jobs (the parent, pieces) queued again.
+    pub requeued: u32,
+    /// Jobs that a failure had cancelled, waiting again for what has not succeeded.
+    pub waiting_again: u32,
+}
+
+/// A job's dependencies: what it waits for and what waits for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct JobDependencies {
+    /// The job.
+    pub id: JobId,
+    /// The jobs it waits for (ended ones included), oldest first, at most
+    /// [`MAX_LISTED_DEPENDENCIES`]; none once it was freed to run, since those rows go
+    /// then. A job cancelled because one of them failed keeps them.
+    pub waits_for: Vec<JobId>,
+    /// How many it waits for in all.
+    pub waits_for_total: u32,
+    /// The jobs waiting for it (or cancelled because it failed), oldest first, at
+    /// most [`MAX_LISTED_DEPENDENCIES`].
+    pub waited_by: Vec<JobId>,
+    /// How many wait for it in all.
+    pub waited_by_total: u32,
+}
+
+/// The most ids [`Queue::dependencies`] lists on each side.
+pub const MAX_LISTED_DEPENDENCIES: usize = 200;
 
 impl Queue {
     /// Enqueues a workflow in one transaction: the parent first, then each piece with
@@ -159,23 +199,53 @@ impl Queue {
         })
     }
 
-    /// The state of the workflow under `parent`: its pieces by status and its
-    /// progress (pieces ended, of all). `None` when no such job exists.
+    /// The state of the workflow under `parent`: its pieces by status, its progress
+    /// (pieces ended, of all) and its outcome. `None` when no such job exists.
     pub fn workflow(&self, parent: JobId) -> Result<Option<WorkflowState>> {
-        let Some(top) = self.get(parent)? else {
+        self.workflow_within(parent, None)
+    }
+
+    /// [`workflow`](Queue::workflow) for a caller that may read only the kinds
+    /// `reach` allows: a parent of another kind is not there, and pieces of other
+    /// kinds are not counted.
+    pub(crate) fn workflow_within(
+        &self,
+        parent: JobId,
+        reach: Option<&Patterns>,
+    ) -> Result<Option<WorkflowState>> {
+        let (top, counts) = self.db().read(|conn| {
+            let top = jobs::get(conn, parent)?;
+            Ok((top, jobs::piece_counts(conn, parent)?))
+        })?;
+        let Some(top) = top.filter(|top| jobs::within(reach, &top.kind)) else {
             return Ok(None);
         };
-        let counts = self.db().read(|conn| jobs::piece_counts(conn, parent))?;
-        let total: u32 = counts.iter().map(|(_, n)| n).sum();
-        let done: u32 = counts
+        let counts: Vec<_> = counts
+            .into_iter()
+            .filter(|(kind, ..)| jobs::within(reach, kind))
+            .collect();
+        let ended_badly =
+            |status: &JobStatus| matches!(status, JobStatus::Failed | JobStatus::Cancelled);
+        let waiting_jobs = counts.iter().any(|(_, _, waited, _)| *waited);
+        // With jobs that waited, their outcome; without, the pieces'.
+        let failed = ended_badly(&top.status)
+            || counts.iter().any(|(_, status, waited, n)| {
+                *n > 0 && ended_badly(status) && (*waited || !waiting_jobs)
+            });
+        let mut pieces: Vec<(JobStatus, u32)> = Vec::new();
+        for (_, status, _, n) in &counts {
+            match pieces.iter_mut().find(|(s, _)| s == status) {
+                Some((_, total)) => *total += n,
+                None => pieces.push((*status, *n)),
+            }
+        }
+        pieces.sort_by_key(|(status, _)| JobStatus::ALL.iter().position(|s| s == status));
+        let total: u32 = pieces.iter().map(|(_, n)| n).sum();
+        let done: u32 = pieces
             .iter()
             .filter(|(status, _)| status.is_finished())
             .map(|(_, n)| n)
             .sum();
-        let failed = top.status == JobStatus::Failed
-            || counts
-                .iter()
-                .any(|(status, n)| *status == JobStatus::Failed && *n > 0);
         Ok(Some(WorkflowState {
             parent,
             status: top.status,
@@ -185,7 +255,7 @@ impl Queue {
                 done: u64::from(done),
                 total: Some(u64::from(total)),
             },
-            pieces: counts,
+            pieces,
         }))
     }
 
@@ -196,10 +266,24 @@ impl Queue {
     /// [`DependencyFailure`](crate::queue::DependencyFailure). Jobs that ended stay as
     /// they are.
     pub fn cancel_workflow(&self, parent: JobId) -> Result<WorkflowCancelled> {
+        self.cancel_workflow_within(parent, None)
+    }
+
+    /// [`cancel_workflow`](Queue::cancel_workflow) for a caller that may touch only
+    /// the kinds `reach` allows, checked in the transaction: a parent of another kind
+    /// is [`Error::JobNotFound`], pieces of other kinds are left as they are.
+    pub(crate) fn cancel_workflow_within(
+        &self,
+        parent: JobId,
+        reach: Option<&Patterns>,
+    ) -> Result<WorkflowCancelled> {
         let db = self.db();
         let now = db.now();
         let (done, running) = db.write(now, |tx, changes| {
-            let (cancelled, running) = jobs::deps::cancel_tree(tx, parent, now)?;
+            if !jobs::kind_of(tx, parent)?.is_some_and(|kind| jobs::within(reach, &kind)) {
+                return Err(Error::JobNotFound(parent));
+            }
+            let (cancelled, running) = jobs::deps::cancel_tree(tx, parent, now, reach)?;
             let count = cancelled
                 .iter()
                 .filter(|change| change.to == JobStatus::Cancelled)
@@ -210,12 +294,90 @@ impl Queue {
         for id in &running {
             db.notify(Notice::CancelRequested(*id));
         }
-        if done == 0 && running.is_empty() && self.get(parent)?.is_none() {
-            return Err(Error::JobNotFound(parent));
-        }
         Ok(WorkflowCancelled {
             cancelled: done,
             asked_to_stop: running.len() as u32,
+        })
+    }
+
+    /// Retries the workflow under `parent`, in one transaction: its failed jobs (the
+    /// parent, pieces) go back to the queue as [`retry_now`](Queue::retry_now) puts
+    /// them, and each of its jobs that a failure cancelled
+    /// ([`DependencyFailure::Cancel`](crate::queue::DependencyFailure)) waits again,
+    /// for those of its dependencies that have not succeeded, and then runs. A job
+    /// cancelled for itself (by [`cancel`](Queue::cancel) or
+    /// [`cancel_workflow`](Queue::cancel_workflow)) stays cancelled, and so does one
+    /// that waits for a job still failed or cancelled. Publishes each change.
+    pub fn retry_workflow(&self, parent: JobId) -> Result<WorkflowRetried> {
+        self.retry_workflow_within(parent, None)
+    }
+
+    /// [`retry_workflow`](Queue::retry_workflow) within `reach`, checked in the
+    /// transaction, as [`cancel_workflow_within`](Queue::cancel_workflow_within).
+    pub(crate) fn retry_workflow_within(
+        &self,
+        parent: JobId,
+        reach: Option<&Patterns>,
+    ) -> Result<WorkflowRetried> {
+        let db = self.db();
+        let now = db.now();
+        let done = db.write(now, |tx, changes| {
+            if !jobs::kind_of(tx, parent)?.is_some_and(|kind| jobs::within(reach, &kind)) {
+                return Err(Error::JobNotFound(parent));
+            }
+            let done = jobs::deps::retry_tree(tx, parent, now, reach)?;
+            changes.extend(done.changes);
+            Ok(WorkflowRetried {
+                requeued: done.requeued,
+                waiting_again: done.restored,
+            })
+        });
+        match done {
+            Err(Error::Sqlite(error))
+                if error.sqlite_error_code() == Some(rusqlite::ErrorCode::ConstraintViolation) =>
+            {
+                Err(Error::invalid_argument(
+                    "parent",
+                    format!(
+                        "workflow {parent} cannot run again: a failed job's dedupe key is \
+                         held by another queued or running job"
+                    ),
+                ))
+            }
+            other => other,
+        }
+    }
+
+    /// What the job `id` waits for and what waits for it (see [`JobDependencies`]).
+    /// `None` when no such job exists.
+    pub fn dependencies(&self, id: JobId) -> Result<Option<JobDependencies>> {
+        self.dependencies_within(id, None)
+    }
+
+    /// [`dependencies`](Queue::dependencies) for a caller that may read only the
+    /// kinds `reach` allows: a job of another kind is not there, nor are the ids of
+    /// jobs of other kinds.
+    pub(crate) fn dependencies_within(
+        &self,
+        id: JobId,
+        reach: Option<&Patterns>,
+    ) -> Result<Option<JobDependencies>> {
+        self.db().read(|conn| {
+            let Some(kind) = jobs::kind_of(conn, id)? else {
+                return Ok(None);
+            };
+            if !jobs::within(reach, &kind) {
+                return Ok(None);
+            }
+            let ((waits_for, waits_for_total), (waited_by, waited_by_total)) =
+                jobs::deps::dependencies(conn, id, MAX_LISTED_DEPENDENCIES, reach)?;
+            Ok(Some(JobDependencies {
+                id,
+                waits_for,
+                waits_for_total,
+                waited_by,
+                waited_by_total,
+            }))
         })
     }
 }

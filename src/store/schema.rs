@@ -311,6 +311,16 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ALTER TABLE jobs ADD COLUMN run_on_failed_deps INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE jobs ADD COLUMN has_dependents INTEGER NOT NULL DEFAULT 0;
     "#,
+    // 14: what a workflow's outcome is read from (`Queue::workflow`).
+    // - `jobs.waited`: the job was enqueued to wait for others (1), whether or not
+    //   they had ended by then. A workflow with such jobs succeeds or fails as they
+    //   do; one without, as its pieces do.
+    // - A dependent cancelled because a job it waited for failed keeps its
+    //   `job_deps` rows (a cancel for any other reason drops them), so
+    //   `retry_workflow` can make it wait again; retention drops them with the row.
+    r#"
+    ALTER TABLE jobs ADD COLUMN waited INTEGER NOT NULL DEFAULT 0;
+    "#,
 ];
 
 /// The schema version this build writes and reads.

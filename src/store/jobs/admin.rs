@@ -61,10 +61,14 @@ pub(crate) fn retry(
             tally(tx, &kind, JobStatus::Failed, -1)?;
             // A failed job is not counted by the kind's flag: queued again, it must be.
             super::flag_kind_needs(tx, &kind, now)?;
-            // The jobs that waited for it counted its end already (or were cancelled
-            // by it): its second end must not count again.
-            tx.prepare_cached("DELETE FROM job_deps WHERE dep_id = ?1")?
-                .execute([id.raw()])?;
+            // The jobs still waiting for it counted its end already: its second end
+            // must not count again. One it cancelled keeps the row, for a retry of
+            // its workflow (`deps::retry_tree`), which counts afresh.
+            tx.prepare_cached(
+                "DELETE FROM job_deps WHERE dep_id = ?1 AND NOT EXISTS \
+                 (SELECT 1 FROM jobs WHERE jobs.id = job_deps.job_id AND status = 'cancelled')",
+            )?
+            .execute([id.raw()])?;
             Ok(RetryFound::Requeued(kind, attempts))
         }
         JobStatus::Queued if run_at > now.as_millis() => {
@@ -93,6 +97,11 @@ pub(crate) fn delete_finished(
             tx.prepare_cached("DELETE FROM jobs WHERE id = ?1")?
                 .execute([id.raw()])?;
             tally(tx, &kind, status, -1)?;
+            if status == JobStatus::Cancelled {
+                // What a dependent cancelled by a failure waited for.
+                tx.prepare_cached("DELETE FROM job_deps WHERE job_id = ?1")?
+                    .execute([id.raw()])?;
+            }
             Ok(Ok(kind))
         }
         Some((_, status)) => Ok(Err(Some(status))),
@@ -180,8 +189,8 @@ pub(crate) fn prune(
                 break;
             }
             if row.get::<_, Option<i64>>(2)?.is_some_and(|at| at < before) {
-                doomed.push(id);
                 let status = status_from(row, 4)?;
+                doomed.push((id, status == JobStatus::Cancelled));
                 let kind = row.get_ref(3)?.as_str().map_err(rusqlite::Error::from)?;
                 match gone.iter_mut().find(|(k, s, _)| k == kind && *s == status) {
                     Some((_, _, n)) => *n += 1,
@@ -196,8 +205,13 @@ pub(crate) fn prune(
         }
     }
     let mut delete = tx.prepare_cached("DELETE FROM jobs WHERE id = ?1")?;
-    for id in &doomed {
+    for (id, cancelled) in &doomed {
         delete.execute([id])?;
+        if *cancelled {
+            // What a dependent cancelled by a failure waited for (none for most).
+            tx.prepare_cached("DELETE FROM job_deps WHERE job_id = ?1")?
+                .execute([id])?;
+        }
     }
     let mut by_kind: Vec<(String, u64)> = Vec::new();
     for (kind, status, n) in gone {
@@ -251,7 +265,6 @@ pub(crate) fn cancel_kind(
     Ok((cancelled, asked as u64))
 }
 
-/// Deletes every job of `kind` that is not running; returns their ids.
 /// Deletes every job of `kind` that is not running; returns their ids, the queued
 /// ones' also on their own (the jobs waiting for those are resolved by the caller).
 pub(crate) fn delete_kind(tx: &Transaction<'_>, kind: &str) -> Result<(Vec<JobId>, Vec<JobId>)> {
@@ -277,7 +290,10 @@ pub(crate) fn delete_kind(tx: &Transaction<'_>, kind: &str) -> Result<(Vec<JobId
         .filter(|(_, s)| *s == JobStatus::Queued)
         .map(|(id, _)| *id)
         .collect();
-    for id in &queued {
+    for (id, _) in gone
+        .iter()
+        .filter(|(_, s)| matches!(s, JobStatus::Queued | JobStatus::Cancelled))
+    {
         // Its own edges, if it waited for others.
         tx.prepare_cached("DELETE FROM job_deps WHERE job_id = ?1")?
             .execute([id.raw()])?;

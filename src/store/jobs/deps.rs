@@ -1,7 +1,8 @@
 //! Dependencies between jobs (migration 13): a job that waits for others.
 //!
 //! An edge `job_deps (dep_id, job_id)` is written when `job_id` starts to wait for
-//! `dep_id`, and all of a dependent's go when it is freed or cancelled;
+//! `dep_id`, and all of a dependent's go when it is freed or cancelled (but for a
+//! cancel because a job it waited for failed: those stay, for [`retry_tree`]);
 //! `jobs.deps_left` counts the jobs it still waits for, and while above 0 the
 //! dependent's `needs` carries [`WAITING_FOR_JOBS`], a lane no claim reads. When a job
 //! ends, in the transaction that ends it, each dependent is freed (its count comes
@@ -12,7 +13,7 @@
 
 use rusqlite::{params, OptionalExtension, Transaction};
 
-use super::{tally, Change};
+use super::{flag_kind_needs, status_from, tally, within, Change};
 use crate::clock::Timestamp;
 use crate::error::{Error, Result};
 use crate::model::{JobId, JobStatus, Patterns, WAITING_FOR_JOBS};
@@ -39,6 +40,7 @@ pub(crate) fn attach(
     reach: Option<&Patterns>,
 ) -> Result<Attached> {
     let mut open = Vec::with_capacity(deps.len());
+    let mut ended_badly = Vec::new();
     let mut cancelled = None;
     for &dep in deps {
         let found: Option<(String, JobStatus)> = tx
@@ -54,15 +56,26 @@ pub(crate) fn attach(
             Some((kind, status)) if !run_anyway => {
                 // Every dependency is checked first: a missing one refuses the enqueue.
                 cancelled.get_or_insert_with(|| why(dep, &kind, status));
+                ended_badly.push(dep);
             }
             Some(_) => {}
         }
     }
-    if let Some(reason) = cancelled {
-        return Ok(Attached::Cancelled(reason));
-    }
+    // Marked whatever came of it: a workflow's outcome is its waiting jobs'.
+    tx.prepare_cached("UPDATE jobs SET waited = 1, run_on_failed_deps = ?2 WHERE id = ?1")?
+        .execute(params![id.raw(), run_anyway])?;
     open.sort_unstable();
     open.dedup();
+    if let Some(reason) = cancelled {
+        // Cancelled at once, it keeps what it waited for, so a retry of the workflow
+        // can make it wait again (see `retry_tree`).
+        open.extend(ended_badly);
+        for dep in &open {
+            tx.prepare_cached("INSERT OR IGNORE INTO job_deps (dep_id, job_id) VALUES (?1, ?2)")?
+                .execute(params![dep.raw(), id.raw()])?;
+        }
+        return Ok(Attached::Cancelled(reason));
+    }
     if open.is_empty() {
         return Ok(Attached::Free);
     }
@@ -75,13 +88,11 @@ pub(crate) fn attach(
         .execute([dep.raw()])?;
     }
     tx.prepare_cached(
-        "UPDATE jobs SET deps_left = ?2, run_on_failed_deps = ?3, needs = needs | ?4, \
-         updated_at = ?5 WHERE id = ?1",
+        "UPDATE jobs SET deps_left = ?2, needs = needs | ?3, updated_at = ?4 WHERE id = ?1",
     )?
     .execute(params![
         id.raw(),
         open.len() as i64,
-        run_anyway,
         WAITING_FOR_JOBS,
         now.as_millis()
     ])?;
@@ -103,18 +114,23 @@ pub(crate) fn cancel_tree(
     tx: &Transaction<'_>,
     parent: JobId,
     now: Timestamp,
+    reach: Option<&Patterns>,
 ) -> Result<(Vec<Change>, Vec<JobId>)> {
     let mut ids = vec![parent];
     ids.extend(pieces_of(tx, parent)?);
     let reason = format!("its workflow (#{}) was cancelled", parent.raw());
     let (mut changes, mut running) = (Vec::new(), Vec::new());
     for id in ids {
-        let status: Option<String> = tx
-            .prepare_cached("SELECT status FROM jobs WHERE id = ?1")?
-            .query_row([id.raw()], |r| r.get(0))
+        let found: Option<(String, String)> = tx
+            .prepare_cached("SELECT kind, status FROM jobs WHERE id = ?1")?
+            .query_row([id.raw()], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?;
+        // A job of a kind the caller may not touch is not there, for it.
+        let status = found
+            .filter(|(kind, _)| super::within(reach, kind))
+            .map(|(_, status)| status);
         match status.as_deref() {
-            Some("queued") => cancel_one(tx, id, &reason, now, &mut changes)?,
+            Some("queued") => cancel_one(tx, id, &reason, now, Edges::Drop, &mut changes)?,
             Some("running") => {
                 tx.prepare_cached(
                     "UPDATE jobs SET cancel_requested = 1, follow_up = NULL, updated_at = ?2 \
@@ -130,8 +146,171 @@ pub(crate) fn cancel_tree(
     Ok((changes, running))
 }
 
-/// Cancels the queued job `id` because `reason`, with its own dependents after it;
-/// returns the state changes.
+/// What [`retry_tree`] did: the jobs it queued again, as state changes.
+pub(crate) struct Retried {
+    /// Failed jobs queued again.
+    pub(crate) requeued: u32,
+    /// Jobs cancelled because a job they waited for failed, waiting again.
+    pub(crate) restored: u32,
+    pub(crate) changes: Vec<Change>,
+}
+
+/// Runs the failed jobs of the workflow under `parent` again (the parent and its
+/// pieces, each as [`retry`](super::retry) does), and makes each of its jobs that was
+/// cancelled because a job it waited for failed wait again, for those of its
+/// dependencies that have not succeeded. A dependent one of whose dependencies is
+/// still failed, cancelled or gone stays cancelled. Jobs outside `reach` are not there.
+pub(crate) fn retry_tree(
+    tx: &Transaction<'_>,
+    parent: JobId,
+    now: Timestamp,
+    reach: Option<&Patterns>,
+) -> Result<Retried> {
+    let mut ids = vec![parent];
+    ids.extend(pieces_of(tx, parent)?);
+    let mut done = Retried {
+        requeued: 0,
+        restored: 0,
+        changes: Vec::new(),
+    };
+    let mut cancelled = Vec::new();
+    for &id in &ids {
+        let found: Option<(String, JobStatus)> = tx
+            .prepare_cached("SELECT kind, status FROM jobs WHERE id = ?1")?
+            .query_row([id.raw()], |r| Ok((r.get(0)?, status_from(r, 1)?)))
+            .optional()?;
+        match found.filter(|(kind, _)| within(reach, kind)) {
+            Some((_, JobStatus::Failed)) => {
+                if let super::RetryFound::Requeued(kind, attempt) =
+                    super::retry(tx, id, now, reach)?
+                {
+                    done.requeued += 1;
+                    done.changes.push(Change {
+                        id,
+                        kind,
+                        from: Some(JobStatus::Failed),
+                        to: JobStatus::Queued,
+                        attempt,
+                    });
+                }
+            }
+            Some((kind, JobStatus::Cancelled)) => cancelled.push((id, kind)),
+            _ => {}
+        }
+    }
+    // In id order: a job waits only for older ones, so a chain comes back from its
+    // first link on.
+    for (id, kind) in cancelled {
+        let deps: Vec<(JobId, Option<JobStatus>)> = {
+            let mut statement = tx.prepare_cached(
+                "SELECT d.dep_id, j.status FROM job_deps d LEFT JOIN jobs j ON j.id = d.dep_id \
+                 WHERE d.job_id = ?1",
+            )?;
+            let rows = statement.query_map([id.raw()], |r| {
+                let status = match r.get_ref(1)? {
+                    rusqlite::types::ValueRef::Null => None,
+                    _ => Some(status_from(r, 1)?),
+                };
+                Ok((JobId::from_raw(r.get(0)?), status))
+            })?;
+            rows.collect::<rusqlite::Result<_>>()?
+        };
+        // Cancelled for itself (its rows went), or a dependency still ended badly.
+        let restorable = !deps.is_empty()
+            && deps.iter().all(|(_, status)| {
+                matches!(
+                    status,
+                    Some(JobStatus::Queued | JobStatus::Running | JobStatus::Succeeded)
+                )
+            });
+        if !restorable {
+            continue;
+        }
+        let open: Vec<JobId> = deps
+            .iter()
+            .filter(|(_, status)| *status != Some(JobStatus::Succeeded))
+            .map(|(dep, _)| *dep)
+            .collect();
+        let bit = if open.is_empty() { 0 } else { WAITING_FOR_JOBS };
+        let attempt: u32 = tx
+            .prepare_cached(
+                "UPDATE jobs SET status = 'queued', run_at = ?2, finished_at = NULL, \
+                 last_error = NULL, deps_left = ?3, needs = needs | ?4, updated_at = ?2 \
+                 WHERE id = ?1 AND status = 'cancelled' RETURNING attempts",
+            )?
+            .query_row(
+                params![id.raw(), now.as_millis(), open.len() as i64, bit],
+                |r| r.get(0),
+            )?;
+        tally(tx, &kind, JobStatus::Cancelled, -1)?;
+        flag_kind_needs(tx, &kind, now)?;
+        if open.is_empty() {
+            tx.prepare_cached("DELETE FROM job_deps WHERE job_id = ?1")?
+                .execute([id.raw()])?;
+        } else {
+            for dep in &open {
+                tx.prepare_cached(
+                    "UPDATE jobs SET has_dependents = 1 WHERE id = ?1 AND has_dependents = 0",
+                )?
+                .execute([dep.raw()])?;
+            }
+        }
+        done.restored += 1;
+        done.changes.push(Change {
+            id,
+            kind,
+            from: Some(JobStatus::Cancelled),
+            to: JobStatus::Queued,
+            attempt,
+        });
+    }
+    Ok(done)
+}
+
+/// One side of a job's dependencies: up to `limit` ids, oldest first, and how many
+/// in all.
+pub(crate) type Side = (Vec<JobId>, u32);
+
+/// What `id` waits for (or waited for, until it was freed or cancelled) and which
+/// jobs wait for it, each side cut to `limit` ids; ids of kinds outside `reach` are
+/// not there.
+pub(crate) fn dependencies(
+    conn: &rusqlite::Connection,
+    id: JobId,
+    limit: usize,
+    reach: Option<&Patterns>,
+) -> Result<(Side, Side)> {
+    let side = |sql: &str| -> Result<Side> {
+        let mut statement = conn.prepare_cached(sql)?;
+        let rows = statement.query_map([id.raw()], |r| {
+            Ok((JobId::from_raw(r.get(0)?), r.get::<_, Option<String>>(1)?))
+        })?;
+        let (mut listed, mut total) = (Vec::new(), 0u32);
+        for row in rows {
+            let (other, kind) = row?;
+            // A row whose job is gone (pruned) is not listed either.
+            if kind.is_some_and(|kind| within(reach, &kind)) {
+                total += 1;
+                if listed.len() < limit {
+                    listed.push(other);
+                }
+            }
+        }
+        Ok((listed, total))
+    };
+    let waits_for = side(
+        "SELECT d.dep_id, j.kind FROM job_deps d INDEXED BY job_deps_job \
+         LEFT JOIN jobs j ON j.id = d.dep_id WHERE d.job_id = ?1 ORDER BY d.dep_id",
+    )?;
+    let waited_by = side(
+        "SELECT d.job_id, j.kind FROM job_deps d LEFT JOIN jobs j ON j.id = d.job_id \
+         WHERE d.dep_id = ?1 ORDER BY d.job_id",
+    )?;
+    Ok((waits_for, waited_by))
+}
+
+/// Cancels the queued job `id` because a job it waits for failed (`reason` says
+/// which), with its own dependents after it; returns the state changes.
 pub(crate) fn cancel_waiting(
     tx: &Transaction<'_>,
     id: JobId,
@@ -139,7 +318,7 @@ pub(crate) fn cancel_waiting(
     now: Timestamp,
 ) -> Result<Vec<Change>> {
     let mut changes = Vec::new();
-    cancel_one(tx, id, reason, now, &mut changes)?;
+    cancel_one(tx, id, reason, now, Edges::Keep, &mut changes)?;
     resolve_all(tx, &mut changes, now)?;
     Ok(changes)
 }
@@ -193,8 +372,7 @@ fn walk(
     let mut changes = Vec::new();
     let mut ended = vec![(id, status, cleared)];
     while let Some((dep, status, cleared)) = ended.pop() {
-        // Its edges stay (the dependent deletes them all when it is freed or
-        // cancelled): a piece's end writes nothing but its own row, already written,
+        // Its edges stay (the dependent deletes them all when it is freed): a piece's end writes nothing but its own row, already written,
         // and the dependent's count. The flag goes, so it is resolved once.
         if !cleared {
             tx.prepare_cached(
@@ -227,6 +405,7 @@ fn walk(
                     dependent,
                     &why(dep, &dep_kind, status),
                     now,
+                    Edges::Keep,
                     &mut changes,
                 )?;
                 if changes.len() > before {
@@ -286,12 +465,23 @@ fn resolve_all(tx: &Transaction<'_>, changes: &mut Vec<Change>, now: Timestamp) 
     Ok(())
 }
 
+/// What a cancelled job does with the rows saying what it waited for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Edges {
+    /// Cancelled because a job it waited for failed: kept, so a retry of the
+    /// workflow can make it wait again.
+    Keep,
+    /// Cancelled for itself: it waits for nothing any more.
+    Drop,
+}
+
 /// Cancels a queued dependent, naming why; no change when it is not queued.
 fn cancel_one(
     tx: &Transaction<'_>,
     id: JobId,
     reason: &str,
     now: Timestamp,
+    edges: Edges,
     changes: &mut Vec<Change>,
 ) -> Result<()> {
     let row: Option<(String, u32)> = tx
@@ -309,9 +499,10 @@ fn cancel_one(
         return Ok(());
     };
     tally(tx, &kind, JobStatus::Cancelled, 1)?;
-    // It waits for nothing any more.
-    tx.prepare_cached("DELETE FROM job_deps WHERE job_id = ?1")?
-        .execute([id.raw()])?;
+    if edges == Edges::Drop {
+        tx.prepare_cached("DELETE FROM job_deps WHERE job_id = ?1")?
+            .execute([id.raw()])?;
+    }
     changes.push(Change {
         id,
         kind,

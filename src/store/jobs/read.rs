@@ -170,16 +170,20 @@ pub(crate) fn counts(conn: &Connection) -> Result<Vec<KindCount>> {
     Ok(counts)
 }
 
-/// The pieces of `parent` (jobs naming it as their parent) by status, in life order.
-pub(crate) fn piece_counts(conn: &Connection, parent: JobId) -> Result<Vec<(JobStatus, u32)>> {
+/// The pieces of `parent` (jobs naming it as their parent) by kind, status and
+/// whether they were enqueued to wait for others.
+pub(crate) fn piece_counts(
+    conn: &Connection,
+    parent: JobId,
+) -> Result<Vec<(String, JobStatus, bool, u32)>> {
     let mut statement = conn.prepare_cached(
-        "SELECT status, count(*) FROM jobs INDEXED BY jobs_parent WHERE parent_id = ?1 \
-         GROUP BY status",
+        "SELECT kind, status, waited, count(*) FROM jobs INDEXED BY jobs_parent \
+         WHERE parent_id = ?1 GROUP BY kind, status, waited",
     )?;
-    let rows = statement.query_map([parent.raw()], |r| Ok((status_from(r, 0)?, r.get(1)?)))?;
-    let mut counts = rows.collect::<rusqlite::Result<Vec<(JobStatus, u32)>>>()?;
-    counts.sort_by_key(|(status, _)| JobStatus::ALL.iter().position(|s| s == status));
-    Ok(counts)
+    let rows = statement.query_map([parent.raw()], |r| {
+        Ok((r.get(0)?, status_from(r, 1)?, r.get(2)?, r.get(3)?))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// Reads a [`Job`]. A JSON column that does not parse (a row another program wrote)
