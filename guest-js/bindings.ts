@@ -114,6 +114,33 @@ export const commands = {
 	subscribe: (onEvent: Channel<JobsEvent>) => typedError<number, CommandError>(__TAURI_INVOKE("plugin:jobs|subscribe", { onEvent })),
 	/**  Ends one of this webview's subscriptions. */
 	unsubscribe: (id: number) => typedError<null, CommandError>(__TAURI_INVOKE("plugin:jobs|unsubscribe", { id })),
+	/**
+	 *  Enqueues a workflow on behalf of the user, in one transaction: the parent, its
+	 *  pieces, and the jobs that run once every piece has ended (`then`). Every step's
+	 *  kind must be in the window's scope and registered; a step names no `parent` (the
+	 *  workflow does).
+	 */
+	enqueueWorkflow: (workflow: WorkflowArgs) => typedError<WorkflowIds, CommandError>(__TAURI_INVOKE("plugin:jobs|enqueue_workflow", { workflow })),
+	/**
+	 *  The state of the workflow under `parent` (its pieces by status, its progress and
+	 *  outcome); `null` when there is none the window may read.
+	 */
+	getWorkflow: (parent: JobId) => typedError<WorkflowState | null, CommandError>(__TAURI_INVOKE("plugin:jobs|get_workflow", { parent })),
+	/**
+	 *  Cancels what has not run of the workflow under `parent` (queued jobs cancelled,
+	 *  running ones asked to stop).
+	 */
+	cancelWorkflow: (parent: JobId) => typedError<WorkflowCancelled, CommandError>(__TAURI_INVOKE("plugin:jobs|cancel_workflow", { parent })),
+	/**
+	 *  Runs the failed jobs of the workflow under `parent` again, and makes the jobs a
+	 *  failure cancelled wait again (the `admin` set).
+	 */
+	retryWorkflow: (parent: JobId) => typedError<WorkflowRetried, CommandError>(__TAURI_INVOKE("plugin:jobs|retry_workflow", { parent })),
+	/**
+	 *  What the job `id` waits for and what waits for it; `null` when there is no such
+	 *  job the window may read.
+	 */
+	jobDependencies: (id: JobId) => typedError<JobDependencies | null, CommandError>(__TAURI_INVOKE("plugin:jobs|job_dependencies", { id })),
 };
 
 /* Types */
@@ -230,6 +257,19 @@ export type Constraints = {
 	userIdleSecs?: number | null,
 };
 
+/**
+ *  What a job that waits for others ([`EnqueueOptions::after`](crate::queue::EnqueueOptions::after))
+ *  does when one of them fails or is cancelled.
+ */
+export type DependencyFailure = 
+/**
+ *  It is cancelled too, its error naming the job that failed (the default), and
+ *  so are the jobs waiting for it.
+ */
+"cancel" | 
+/**  It counts the failed job as ended, and runs once the others have ended. */
+"run";
+
 /**  What an enqueue does when a job of the same kind already holds the dedupe key. */
 export type DuplicateArg = 
 /**  The job holding the key stays; nothing is added. */
@@ -271,6 +311,18 @@ export type EnqueueArgs = {
 	 *  some seconds (1 to a day).
 	 */
 	constraints: Constraints | null,
+	/**
+	 *  Jobs it waits for: it runs once they have ended (each must exist, and be of a
+	 *  kind this window may read). At most 10,000.
+	 */
+	after: JobId[] | null,
+	/**  Waits for every piece of this job enqueued before it, too. */
+	afterPiecesOf: JobId | null,
+	/**
+	 *  When a job it waits for fails or is cancelled: `cancel` it too (the default),
+	 *  or `run` it anyway once the others have ended.
+	 */
+	onDependencyFailure: DependencyFailure | null,
 };
 
 /**  What an enqueue did. */
@@ -567,6 +619,27 @@ export type JobDeleted = {
 	kind: string,
 	/**  When it was deleted. */
 	at: Timestamp,
+};
+
+/**  A job's dependencies: what it waits for and what waits for it. */
+export type JobDependencies = {
+	/**  The job. */
+	id: JobId,
+	/**
+	 *  The jobs it waits for (ended ones included), oldest first, at most
+	 *  [`MAX_LISTED_DEPENDENCIES`]; none once it was freed to run, since those rows go
+	 *  then. A job cancelled because one of them failed keeps them.
+	 */
+	waitsFor: JobId[],
+	/**  How many it waits for in all. */
+	waitsForTotal: number,
+	/**
+	 *  The jobs waiting for it (or cancelled because it failed), oldest first, at
+	 *  most [`MAX_LISTED_DEPENDENCIES`].
+	 */
+	waitedBy: JobId[],
+	/**  How many wait for it in all. */
+	waitedByTotal: number,
 };
 
 /**
@@ -1119,6 +1192,86 @@ secs: number } |
 { condition: "jobs"; 
 /**  How many have not ended yet. */
 left: number };
+
+/**
+ *  A workflow for the `enqueue_workflow` command: the parent, its pieces, and the
+ *  jobs that run once every piece has ended.
+ */
+export type WorkflowArgs = {
+	/**  The parent job. */
+	parent: WorkflowStep,
+	/**  Its pieces; with `then`, at most 10,000 jobs. */
+	pieces: WorkflowStep[],
+	/**  The jobs that run once every piece has ended. */
+	then?: WorkflowStep[],
+};
+
+/**  What [`Queue::cancel_workflow`] did. */
+export type WorkflowCancelled = {
+	/**  Queued jobs cancelled (the parent, pieces and the jobs waiting for them). */
+	cancelled: number,
+	/**  Running ones asked to stop. */
+	askedToStop: number,
+};
+
+/**  The ids a workflow's jobs got. */
+export type WorkflowIds = {
+	/**  The parent. */
+	parent: JobId,
+	/**  The pieces, in the order given. */
+	pieces: JobId[],
+	/**  The jobs that run after the pieces, in the order given. */
+	then: JobId[],
+};
+
+/**  What [`Queue::retry_workflow`] did. */
+export type WorkflowRetried = {
+	/**  Failed jobs (the parent, pieces) queued again. */
+	requeued: number,
+	/**  Jobs that a failure had cancelled, waiting again for what has not succeeded. */
+	waitingAgain: number,
+};
+
+/**
+ *  A workflow's state: its jobs (the parent and every piece of it) by status, and one
+ *  progress figure for the whole.
+ */
+export type WorkflowState = {
+	/**  The parent. */
+	parent: JobId,
+	/**  The parent's own status. */
+	status: JobStatus,
+	/**
+	 *  Its pieces (the jobs after them included) by status, in life order; statuses
+	 *  with none are left out.
+	 */
+	pieces: ([JobStatus, number])[],
+	/**  Pieces that have ended, of all of them: the workflow's progress bar. */
+	progress: JobProgressValue,
+	/**  Whether the parent and every piece have ended. */
+	ended: boolean,
+	/**
+	 *  Whether the workflow failed, as its waiting jobs' policies say: the parent
+	 *  failed or was cancelled, or a job of it that waited for others (the `then`
+	 *  jobs) failed or was cancelled, a failed piece cancelling it by default
+	 *  ([`DependencyFailure::Cancel`](crate::queue::DependencyFailure)). A workflow
+	 *  without such jobs fails when a piece fails or is cancelled.
+	 */
+	failed: boolean,
+};
+
+/**
+ *  One job of a workflow the `enqueue_workflow` command adds: its kind, payload and
+ *  options (without `parent`: the workflow sets it).
+ */
+export type WorkflowStep = {
+	/**  Its kind; in the window's scope. */
+	kind: string,
+	/**  Its payload. */
+	payload: Value,
+	/**  Its options, as `enqueue` takes them. */
+	options: EnqueueArgs | null,
+};
 
 /* Tauri Specta runtime */
 async function typedError<T, E>(result: Promise<T>): Promise<{ status: "ok"; data: T } | { status: "error"; error: E }> {

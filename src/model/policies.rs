@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::Timestamp;
 
@@ -40,7 +40,9 @@ pub enum OnDuplicate {
 
 /// What a job that waits for others ([`EnqueueOptions::after`](crate::queue::EnqueueOptions::after))
 /// does when one of them fails or is cancelled.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum DependencyFailure {
     /// It is cancelled too, its error naming the job that failed (the default), and

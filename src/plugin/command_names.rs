@@ -34,4 +34,9 @@
     "agent_fail",
     "subscribe",
     "unsubscribe",
+    "enqueue_workflow",
+    "get_workflow",
+    "cancel_workflow",
+    "retry_workflow",
+    "job_dependencies",
 ]

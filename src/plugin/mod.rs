@@ -80,6 +80,11 @@ macro_rules! every_command {
             commands::agents::agent_fail,
             commands::events::subscribe,
             commands::events::unsubscribe,
+            commands::workflows::enqueue_workflow,
+            commands::workflows::get_workflow,
+            commands::workflows::cancel_workflow,
+            commands::workflows::retry_workflow,
+            commands::workflows::job_dependencies,
         ]
     };
 }

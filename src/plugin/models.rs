@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::local::LocalJobId;
-use crate::model::{Constraints, Health, JobId};
+use crate::model::{Constraints, DependencyFailure, Health, JobId};
 use crate::queue::Finished;
 use crate::sync::SyncState;
 
@@ -38,6 +38,43 @@ pub struct EnqueueArgs {
     /// charger, a battery level (1 to 100), an unmetered network, the user idle for
     /// some seconds (1 to a day).
     pub constraints: Option<Constraints>,
+    /// Jobs it waits for: it runs once they have ended (each must exist, and be of a
+    /// kind this window may read). At most 10,000.
+    pub after: Option<Vec<JobId>>,
+    /// Waits for every piece of this job enqueued before it, too.
+    pub after_pieces_of: Option<JobId>,
+    /// When a job it waits for fails or is cancelled: `cancel` it too (the default),
+    /// or `run` it anyway once the others have ended.
+    pub on_dependency_failure: Option<DependencyFailure>,
+}
+
+/// One job of a workflow the `enqueue_workflow` command adds: its kind, payload and
+/// options (without `parent`: the workflow sets it).
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WorkflowStep {
+    /// Its kind; in the window's scope.
+    pub kind: String,
+    /// Its payload.
+    pub payload: serde_json::Value,
+    /// Its options, as `enqueue` takes them.
+    pub options: Option<EnqueueArgs>,
+}
+
+/// A workflow for the `enqueue_workflow` command: the parent, its pieces, and the
+/// jobs that run once every piece has ended.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WorkflowArgs {
+    /// The parent job.
+    pub parent: WorkflowStep,
+    /// Its pieces; with `then`, at most 10,000 jobs.
+    pub pieces: Vec<WorkflowStep>,
+    /// The jobs that run once every piece has ended.
+    #[serde(default)]
+    pub then: Vec<WorkflowStep>,
 }
 
 /// What an enqueue does when a job of the same kind already holds the dedupe key.

@@ -161,6 +161,17 @@ impl Queue {
     /// waiting for every piece given here. Dedupe keys work on each step as in
     /// [`enqueue`](Queue::enqueue); nothing is written when any step is refused.
     pub fn enqueue_workflow(&self, workflow: Workflow) -> Result<WorkflowIds> {
+        self.enqueue_workflow_within(workflow, None)
+    }
+
+    /// [`enqueue_workflow`](Queue::enqueue_workflow) for a caller that may read only
+    /// the kinds `reach` allows: a job a step waits for of another kind is
+    /// [`Error::JobNotFound`], checked in the transaction.
+    pub(crate) fn enqueue_workflow_within(
+        &self,
+        workflow: Workflow,
+        reach: Option<&Patterns>,
+    ) -> Result<WorkflowIds> {
         let db = self.db();
         let now = db.now();
         let Workflow {
@@ -180,16 +191,16 @@ impl Queue {
         let then = prepare(db, then, now)?;
         db.write(now, |tx, changes| {
             let mut next = NextId::new();
-            let top = insert_within(tx, &parent[0], now, &mut next, changes, None)?.id;
+            let top = insert_within(tx, &parent[0], now, &mut next, changes, reach)?.id;
             let mut piece_ids = Vec::with_capacity(pieces.len());
             for piece in &pieces {
                 let piece = piece.clone().with_parent(top);
-                piece_ids.push(insert_within(tx, &piece, now, &mut next, changes, None)?.id);
+                piece_ids.push(insert_within(tx, &piece, now, &mut next, changes, reach)?.id);
             }
             let mut then_ids = Vec::with_capacity(then.len());
             for job in &then {
                 let job = job.clone().with_parent(top).waiting_for(&piece_ids);
-                then_ids.push(insert_within(tx, &job, now, &mut next, changes, None)?.id);
+                then_ids.push(insert_within(tx, &job, now, &mut next, changes, reach)?.id);
             }
             Ok(WorkflowIds {
                 parent: top,

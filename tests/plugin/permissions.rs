@@ -49,6 +49,7 @@ fn default_permissions_leave_out_data_removal_agents_and_admin() {
         "run_schedule_now",
         "pause_schedule",
         "resume_schedule",
+        "retry_workflow",
     ];
     let admin: toml::Table = include_str!("../../permissions/admin.toml")
         .parse()

@@ -172,3 +172,4 @@ mod inputs;
 mod limits;
 mod oracles;
 mod transactions;
+mod workflows;

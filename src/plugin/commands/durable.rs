@@ -6,7 +6,8 @@ use serde_json::Value;
 use tauri::State;
 
 use super::{
-    blocking, invalid, millis, CommandResult, MAX_ATTEMPTS, MAX_DELAY, WEBVIEW_PRIORITIES,
+    blocking, invalid, millis, CommandResult, MAX_AFTER, MAX_ATTEMPTS, MAX_DELAY,
+    WEBVIEW_PRIORITIES,
 };
 use crate::plugin::error::{CommandError, ErrorCode};
 use crate::plugin::models::{CancelResult, DuplicateArg, EnqueueArgs, JobRef};
@@ -67,7 +68,7 @@ pub(super) async fn enqueue_as(
 const MAX_IDLE_SECS: u32 = 86_400;
 
 /// The queue's options for what the webview asked, on behalf of `actor`.
-fn enqueue_options(args: EnqueueArgs, actor: Actor) -> CommandResult<EnqueueOptions> {
+pub(super) fn enqueue_options(args: EnqueueArgs, actor: Actor) -> CommandResult<EnqueueOptions> {
     let priority = args.priority.unwrap_or(Priority::INGEST.0);
     if !WEBVIEW_PRIORITIES.contains(&priority) {
         return Err(invalid(
@@ -133,6 +134,17 @@ fn enqueue_options(args: EnqueueArgs, actor: Actor) -> CommandResult<EnqueueOpti
         }
         options.constraints = needs;
     }
+    if let Some(after) = args.after {
+        if after.len() > MAX_AFTER {
+            return Err(invalid(
+                "options.after",
+                format!("{} jobs are more than the most, {MAX_AFTER}", after.len()),
+            ));
+        }
+        options.after = after;
+    }
+    options.after_pieces_of = args.after_pieces_of;
+    options.on_dependency_failure = args.on_dependency_failure.unwrap_or_default();
     Ok(options)
 }
 

@@ -27,9 +27,11 @@ pub(super) mod events;
 pub(super) mod local;
 pub(super) mod schedules;
 pub(super) mod sync;
+pub(super) mod workflows;
 
 pub use super::models::{
-    AgentClaimArgs, AgentFinished, CancelResult, EnqueueArgs, JobRef, SyncStatus,
+    AgentClaimArgs, AgentFinished, CancelResult, EnqueueArgs, JobRef, SyncStatus, WorkflowArgs,
+    WorkflowStep,
 };
 pub use admin::{delete_job, pause_kind, resume_kind, retry_job};
 pub use agents::{agent_claim, agent_complete, agent_enqueue, agent_fail, agent_heartbeat};
@@ -40,6 +42,9 @@ pub use schedules::{
     list_schedules, pause_schedule, paused_kinds, resume_schedule, run_schedule_now,
 };
 pub use sync::{disconnect_account, network_hint, sync_if_due, sync_now, sync_status};
+pub use workflows::{
+    cancel_workflow, enqueue_workflow, get_workflow, job_dependencies, retry_workflow,
+};
 
 // ===== bounds on what a window sends =====
 
@@ -50,6 +55,10 @@ pub const MAX_DELAY: Duration = Duration::from_secs(366 * 24 * 3600);
 pub const WEBVIEW_PRIORITIES: RangeInclusive<i32> = 0..=100;
 /// The most attempts a window may ask for (`options.maxAttempts`).
 pub const MAX_ATTEMPTS: u32 = 100;
+/// The most jobs one job may wait for (`options.after`).
+pub const MAX_AFTER: usize = 10_000;
+/// The most pieces and `then` jobs one `enqueue_workflow` may add.
+pub const MAX_WORKFLOW_JOBS: usize = 10_000;
 /// The most jobs one `agent_claim` may take.
 pub const MAX_AGENT_CLAIM: u32 = 100;
 /// The most kinds one `agent_claim` may name.

@@ -1,0 +1,158 @@
+//! Workflows from a scoped window: every step's kind in its scope, and a workflow
+//! (or the pieces of one) of other kinds neither read, counted, cancelled nor retried.
+
+use super::*;
+
+fn step(kind: &str) -> Value {
+    json!({"kind": kind, "payload": 1, "options": {"delayMs": 3_600_000}})
+}
+
+fn workflow(parent: &str, pieces: &[&str], then: &str) -> Value {
+    json!({"workflow": {
+        "parent": step(parent),
+        "pieces": pieces.iter().map(|kind| step(kind)).collect::<Vec<_>>(),
+        "then": [step(then)],
+    }})
+}
+
+fn jobs_in_db(app: &App) -> i64 {
+    let conn = rusqlite::Connection::open(app.ui.jobs().queue().path()).unwrap();
+    conn.query_row("SELECT count(*) FROM jobs", [], |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn a_scoped_window_enqueues_a_workflow_only_of_its_own_kinds() {
+    let app = app(&[]);
+    let before = jobs_in_db(&app);
+    let refused = app
+        .ui
+        .invoke_in(
+            "scoped",
+            "enqueue_workflow",
+            workflow("export", &["export", "ingest"], "export"),
+        )
+        .unwrap_err();
+    assert_code(&refused, "forbidden");
+    assert_eq!(jobs_in_db(&app), before, "nothing was written");
+
+    // A step that waits for a job of another kind: not there, for this window.
+    let other = enqueue(&app, "main", "ingest").unwrap();
+    let mut asked = workflow("export", &["export"], "export");
+    asked["workflow"]["then"][0]["options"]["after"] = json!([other]);
+    let refused = app
+        .ui
+        .invoke_in("scoped", "enqueue_workflow", asked)
+        .unwrap_err();
+    assert_code(&refused, "notFound");
+    assert_eq!(jobs_in_db(&app), before + 1);
+
+    // A step naming a parent of its own is refused, naming it.
+    let mut asked = workflow("export", &["export"], "export");
+    asked["workflow"]["pieces"][0]["options"]["parent"] = json!(other);
+    let refused = app
+        .ui
+        .invoke_in("scoped", "enqueue_workflow", asked)
+        .unwrap_err();
+    assert_code(&refused, "invalidArgument");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("workflow.pieces[0].options.parent"),
+        "{refused}"
+    );
+
+    let ids = app
+        .ui
+        .invoke_in(
+            "scoped",
+            "enqueue_workflow",
+            workflow("export", &["export", "export"], "export"),
+        )
+        .unwrap();
+    assert_eq!(ids["pieces"].as_array().unwrap().len(), 2);
+    let state = app
+        .ui
+        .invoke_in("scoped", "get_workflow", json!({"parent": ids["parent"]}))
+        .unwrap();
+    assert_eq!(state["progress"], json!({"done": 0, "total": 3}));
+    assert_eq!(state["ended"], json!(false));
+}
+
+#[test]
+fn another_kinds_workflow_and_pieces_are_not_there_for_a_scoped_window() {
+    let app = app(&[]);
+    // Enqueued by the window that reaches everything.
+    let theirs = app
+        .ui
+        .invoke_in(
+            "main",
+            "enqueue_workflow",
+            workflow("ingest", &["export"], "ingest"),
+        )
+        .unwrap();
+    let parent = theirs["parent"].clone();
+    for command in ["get_workflow", "job_dependencies"] {
+        let key = if command == "get_workflow" {
+            "parent"
+        } else {
+            "id"
+        };
+        let answer = app
+            .ui
+            .invoke_in("scoped", command, json!({ key: parent }))
+            .unwrap();
+        assert_eq!(answer, Value::Null, "{command}");
+    }
+    for command in ["cancel_workflow", "retry_workflow"] {
+        let refused = app
+            .ui
+            .invoke_in("scoped", command, json!({ "parent": parent }))
+            .unwrap_err();
+        assert_code(&refused, "notFound");
+    }
+
+    // A workflow of its own kind with pieces of another: those are neither counted,
+    // listed nor cancelled.
+    let mixed = app
+        .ui
+        .invoke_in(
+            "main",
+            "enqueue_workflow",
+            workflow("export", &["export", "ingest"], "ingest"),
+        )
+        .unwrap();
+    let state = app
+        .ui
+        .invoke_in("scoped", "get_workflow", json!({"parent": mixed["parent"]}))
+        .unwrap();
+    assert_eq!(state["progress"]["total"], json!(1), "{state}");
+    let deps = app
+        .ui
+        .invoke_in(
+            "scoped",
+            "job_dependencies",
+            json!({"id": mixed["pieces"][0]}),
+        )
+        .unwrap();
+    assert_eq!(deps["waitedBy"], json!([]), "the waiting job is an ingest");
+    let cancelled = app
+        .ui
+        .invoke_in(
+            "scoped",
+            "cancel_workflow",
+            json!({"parent": mixed["parent"]}),
+        )
+        .unwrap();
+    // The parent and its export piece; the job waiting for that piece follows its own
+    // policy (cancel, the default), as it would for any cancel of a job it waits for.
+    assert_eq!(cancelled["cancelled"], json!(3), "{cancelled}");
+    let jobs = app.ui.jobs();
+    let ingest = tauri_plugin_jobs::queue::JobId::from_raw(mixed["pieces"][1].as_i64().unwrap());
+    assert_eq!(
+        jobs.queue().get(ingest).unwrap().unwrap().status,
+        tauri_plugin_jobs::queue::JobStatus::Queued,
+        "the other kind's piece was left as it was"
+    );
+}
