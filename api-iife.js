@@ -358,6 +358,33 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
         subscribe: (onEvent) => typedError(invoke("plugin:jobs|subscribe", { onEvent })),
         /**  Ends one of this webview's subscriptions. */
         unsubscribe: (id) => typedError(invoke("plugin:jobs|unsubscribe", { id })),
+        /**
+         *  Enqueues a workflow on behalf of the user, in one transaction: the parent, its
+         *  pieces, and the jobs that run once every piece has ended (`then`). Every step's
+         *  kind must be in the window's scope and registered; a step names no `parent` (the
+         *  workflow does).
+         */
+        enqueueWorkflow: (workflow) => typedError(invoke("plugin:jobs|enqueue_workflow", { workflow })),
+        /**
+         *  The state of the workflow under `parent` (its pieces by status, its progress and
+         *  outcome); `null` when there is none the window may read.
+         */
+        getWorkflow: (parent) => typedError(invoke("plugin:jobs|get_workflow", { parent })),
+        /**
+         *  Cancels what has not run of the workflow under `parent` (queued jobs cancelled,
+         *  running ones asked to stop).
+         */
+        cancelWorkflow: (parent) => typedError(invoke("plugin:jobs|cancel_workflow", { parent })),
+        /**
+         *  Runs the failed jobs of the workflow under `parent` again, and makes the jobs a
+         *  failure cancelled wait again (the `admin` set).
+         */
+        retryWorkflow: (parent) => typedError(invoke("plugin:jobs|retry_workflow", { parent })),
+        /**
+         *  What the job `id` waits for and what waits for it; `null` when there is no such
+         *  job the window may read.
+         */
+        jobDependencies: (id) => typedError(invoke("plugin:jobs|job_dependencies", { id })),
     };
     /* Tauri Specta runtime */
     async function typedError(result) {
@@ -371,17 +398,6 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
         }
     }
 
-    /**
-     * The webview side of tauri-plugin-jobs: thin async functions over the plugin's
-     * commands, listeners that return an unlisten function, a helper that follows one
-     * local job to its end (for a progress bar), and one that passes the browser's
-     * `online`/`offline` events to the plugin.
-     *
-     * The typed commands themselves are generated into `./bindings` by tauri-specta;
-     * everything here is built on them. Events arrive on a channel of the page's own
-     * (the `subscribe` command), which only the plugin writes to and which carries only
-     * what this window may read; every listener of a page shares one subscription.
-     */
     /** A command failed; `code` is one of a closed set, `message` is for people. */
     class JobsError extends Error {
         constructor(code, message) {
@@ -411,9 +427,381 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
             onDuplicate: null,
             debounceMs: null,
             constraints: null,
+            after: null,
+            afterPiecesOf: null,
+            onDependencyFailure: null,
             ...options,
         };
     }
+
+    /**
+     * The page's events: one subscription on a channel of its own (the `subscribe`
+     * command), which only the plugin writes to and which carries only what this window
+     * may read, shared by every listener while any is left; and listeners by type.
+     */
+    let subscription = null;
+    function subscribed() {
+        if (subscription !== null)
+            return subscription;
+        const handlers = new Set();
+        const channel = new Channel((message) => {
+            for (const handler of [...handlers])
+                handler(message.event, message.dropped);
+        });
+        const state = { handlers, id: commands.subscribe(channel).then(unwrap) };
+        subscription = state;
+        state.id.catch(() => {
+            if (subscription === state)
+                subscription = null;
+        });
+        return state;
+    }
+    /**
+     * Every plugin event this window may read (see the README's Permissions), with the
+     * count of state changes the page's stream has dropped so far. Resolves once the
+     * subscription is in place; rejects with a `JobsError` when the window may not
+     * subscribe.
+     */
+    async function onJobsEvent(handler) {
+        const state = subscribed();
+        state.handlers.add(handler);
+        try {
+            await state.id;
+        }
+        catch (error) {
+            state.handlers.delete(handler);
+            throw error;
+        }
+        let listening = true;
+        return () => {
+            if (!listening)
+                return;
+            listening = false;
+            state.handlers.delete(handler);
+            if (state.handlers.size === 0 && subscription === state) {
+                subscription = null;
+                void state.id.then((id) => commands.unsubscribe(id)).catch(() => { });
+            }
+        };
+    }
+    /**
+     * Calls `resync` whenever the plugin reports that it dropped state changes because
+     * the page fell behind (the `dropped` count of its events grew): the page should then
+     * reload the lists it shows. The first event only sets the baseline. Progress reports
+     * replaced by newer ones are not counted as dropped.
+     */
+    async function onResync(resync) {
+        let seen = null;
+        return onJobsEvent((_event, dropped) => {
+            if (seen !== null && dropped > seen) {
+                resync(dropped);
+            }
+            seen = seen === null ? dropped : Math.max(seen, dropped);
+        });
+    }
+    function onType(type, handler) {
+        return onJobsEvent((event) => {
+            if (event.type === type) {
+                handler(event);
+            }
+        });
+    }
+    /** Durable job state changes. */
+    function onJobState(handler) {
+        return onType("jobStateChanged", handler);
+    }
+    /** Durable job progress, about one event per percent. */
+    function onDurableProgress(handler) {
+        return onType("jobProgress", handler);
+    }
+    /** Local job progress, about one event per percent. */
+    function onJobProgress(handler) {
+        return onType("localJobProgress", handler);
+    }
+    /** Local job state changes. */
+    function onLocalJobState(handler) {
+        return onType("localJobChanged", handler);
+    }
+    /** Sync progress. */
+    function onSyncProgress(handler) {
+        return onType("syncProgress", handler);
+    }
+    /** The end of every sync run (skipped runs publish nothing), with its outcome. */
+    function onSyncFinished(handler) {
+        return onType("syncFinished", handler);
+    }
+    /** Health changes of sync targets and components. */
+    function onHealth(handler) {
+        return onType("pluginHealth", handler);
+    }
+
+    /**
+     * Following work to its end: a local job (for a progress bar), a durable job whoever
+     * runs it, and a workflow through its parent (one bar for the whole).
+     */
+    /**
+     * Follows one local job to its end, calling `onProgress` with 0 to 100 (or `null`
+     * when the total is unknown), and resolves with its final record.
+     */
+    async function watchLocalJob(id, onProgress = () => { }) {
+        let finish = () => { };
+        const ended = new Promise((resolve) => {
+            finish = resolve;
+        });
+        const unlisten = await onJobsEvent((event) => {
+            if (event.type === "localJobProgress" && event.id === id) {
+                onProgress(event.percent, event);
+            }
+            else if (event.type === "localJobChanged" && event.id === id && event.status !== "running") {
+                finish();
+            }
+        });
+        try {
+            // It may have ended before the listener was in place.
+            const current = unwrap(await commands.getLocalJob(id));
+            if (current === null) {
+                throw new JobsError("notFound", `no local job ${id}`);
+            }
+            if (current.status === "running") {
+                await ended;
+            }
+            const last = unwrap(await commands.getLocalJob(id));
+            return last ?? current;
+        }
+        finally {
+            unlisten();
+        }
+    }
+    const FINISHED = ["succeeded", "failed", "cancelled"];
+    /** What a finished job gave: its result, or a `JobsError` for a failure or a cancel. */
+    function outcome(job) {
+        if (job.status === "succeeded") {
+            return job.result;
+        }
+        if (job.status === "cancelled") {
+            throw new JobsError("cancelled", `job ${job.id} was cancelled`);
+        }
+        throw new JobsError("jobFailed", `job ${job.id} failed: ${job.lastError ?? "no error recorded"}`);
+    }
+    function percentOf(progress) {
+        if (progress.total === null)
+            return null;
+        return progress.total === 0 ? 100 : Math.floor((Math.min(progress.done, progress.total) * 100) / progress.total);
+    }
+    /** After an event, how long a followed workflow waits before reading its state again. */
+    const WORKFLOW_READ_MS = 100;
+    /** How often a followed workflow is read anyway (an event dropped on a busy page). */
+    const WORKFLOW_POLL_MS = 2000;
+    /** The workflow under `id`, when it has pieces; `null` too when the window may not read it. */
+    async function workflowOf(id) {
+        try {
+            const result = await commands.getWorkflow(id);
+            if (result.status !== "ok" || result.data === null)
+                return null;
+            return (result.data.progress.total ?? 0) > 0 ? result.data : null;
+        }
+        catch {
+            return null;
+        }
+    }
+    async function readJob(id) {
+        const job = unwrap(await commands.getJob(id));
+        if (job === null)
+            throw new JobsError("notFound", `no job ${id}`);
+        return job;
+    }
+    /** Why a workflow failed, from its pieces' counts: "2 failed, 1 cancelled". */
+    function failures(flow) {
+        const parts = flow.pieces
+            .filter(([status, n]) => (status === "failed" || status === "cancelled") && n > 0)
+            .map(([status, n]) => `${n} ${status}`);
+        return parts.length > 0 ? parts.join(", ") : "its parent did not succeed";
+    }
+    /**
+     * Follows a durable job to its end, whoever runs it: resolves with its result, or
+     * rejects with a `JobsError` (`jobFailed`, `cancelled`, `notFound`). Progress comes
+     * from the job's events, starting from what the job last stored (a window opened
+     * mid-job shows the bar where it is). The job is read after the listener is in place,
+     * so an end that came before is not missed. When `signal` fires, the job is cancelled
+     * and the promise settles at once: `cancelled`, unless the job had already finished.
+     * `watchJob(id, onProgress)` is short for `watchJob(id, { onProgress })`.
+     *
+     * A workflow's parent (a job with pieces, see {@link enqueueWorkflow}) is followed
+     * as the whole workflow: the promise settles once the parent and every piece have
+     * ended, resolving with the parent's result, or rejecting with `jobFailed` when the
+     * workflow failed as its waiting jobs' policies say (a failed piece cancels the
+     * final job by default; one enqueued with `onDependencyFailure: "run"` decides by
+     * its own end). Progress is then the pieces ended of all of them, read again at
+     * most every 100 ms while jobs end; `signal` cancels the whole workflow. Pieces a
+     * parent enqueues while it runs are followed once it has ended.
+     */
+    async function watchJob(id, options = {}) {
+        const { onProgress = () => { }, signal } = typeof options === "function" ? { onProgress: options } : options;
+        // Woken by an event that may change the answer; `dirty` keeps a wake that came
+        // while nothing waited.
+        let dirty = false;
+        let waiting = null;
+        const poke = () => {
+            dirty = true;
+            const resolve = waiting;
+            waiting = null;
+            resolve?.();
+        };
+        let following = false;
+        const unlisten = await onJobsEvent((event) => {
+            if (event.type === "jobProgress" && event.id === id) {
+                if (!following)
+                    onProgress(event.percent, event.done, event.total);
+            }
+            else if (event.type === "jobStateChanged" && FINISHED.includes(event.to)) {
+                // A piece's end: the events name no parent, so any end may be one.
+                if (event.id === id || following)
+                    poke();
+            }
+            else if (event.type === "jobDeleted" && event.id === id) {
+                poke();
+            }
+        });
+        const timers = [];
+        const pause = (ms) => new Promise((resolve) => {
+            timers.push(setTimeout(resolve, ms));
+        });
+        const changed = () => new Promise((resolve) => {
+            if (dirty)
+                resolve();
+            else
+                waiting = resolve;
+        });
+        let aborted = false;
+        const abort = () => {
+            aborted = true;
+            // Woken once the request is stored, so the job read next shows it.
+            const stop = following ? commands.cancelWorkflow(id) : commands.cancel({ durable: id });
+            stop.then(poke, poke);
+        };
+        signal?.addEventListener("abort", abort);
+        try {
+            if (signal?.aborted)
+                abort();
+            let job = await readJob(id);
+            let flow = await workflowOf(id);
+            following = flow !== null;
+            if (flow !== null) {
+                onProgress(percentOf(flow.progress), flow.progress.done, flow.progress.total);
+            }
+            else if (job.progress !== null && !FINISHED.includes(job.status)) {
+                onProgress(percentOf(job.progress), job.progress.done, job.progress.total);
+            }
+            for (;;) {
+                const ended = FINISHED.includes(job.status) && (flow === null || flow.ended);
+                if (ended)
+                    break;
+                if (following) {
+                    await Promise.race([changed(), pause(WORKFLOW_POLL_MS)]);
+                    // Let the ends that come together be read once.
+                    await pause(WORKFLOW_READ_MS);
+                }
+                else {
+                    await changed();
+                }
+                dirty = false;
+                const again = unwrap(await commands.getJob(id));
+                if (again === null)
+                    throw new JobsError("notFound", `job ${id} is gone`);
+                job = again;
+                flow = FINISHED.includes(job.status) || following ? await workflowOf(id) : null;
+                if (flow !== null) {
+                    following = true;
+                    onProgress(percentOf(flow.progress), flow.progress.done, flow.progress.total);
+                }
+                if (aborted && !(FINISHED.includes(job.status) && (flow === null || flow.ended))) {
+                    throw new JobsError("cancelled", `job ${id} was cancelled; it stops when its handler notices`);
+                }
+            }
+            const result = outcome(job);
+            if (flow !== null && flow.failed) {
+                throw new JobsError("jobFailed", `workflow ${id} failed: ${failures(flow)}`);
+            }
+            return result;
+        }
+        finally {
+            signal?.removeEventListener("abort", abort);
+            for (const timer of timers)
+                clearTimeout(timer);
+            unlisten();
+        }
+    }
+    /**
+     * Enqueues a durable job for the user and follows it to its end (see
+     * {@link watchJob}): `enqueueAndWait("export", { path }, { onProgress, signal })`.
+     * With a signal that already fired, nothing is enqueued.
+     */
+    async function enqueueAndWait(kind, payload, options = {}) {
+        const { onProgress, signal, ...enqueueOptions } = options;
+        if (signal?.aborted)
+            throw new JobsError("cancelled", "aborted before it was enqueued");
+        const { id } = unwrap(await commands.enqueue(kind, payload, enqueueArgs(enqueueOptions)));
+        return watchJob(id, { onProgress, signal });
+    }
+
+    /**
+     * Workflows: a parent job, its pieces, and the jobs that run once every piece has
+     * ended, enqueued in one transaction; their state as one (a parent's pieces by
+     * status and one progress figure); what a job waits for; cancel and (`jobs:admin`)
+     * retry as one. Follow one to its end with `watchJob(parent)`.
+     */
+    function step({ kind, payload = null, options = {} }) {
+        return { kind, payload, options: enqueueArgs(options) };
+    }
+    /**
+     * Enqueues a workflow for the user in one transaction: every step's kind must be in
+     * the window's scope, and nothing is written when one is refused.
+     *
+     * ```ts
+     * const ids = await enqueueWorkflow({
+     *   parent: { kind: "import", payload: { mailbox: "inbox" } },
+     *   pieces: messages.map((id) => ({ kind: "embed", payload: { id } })),
+     *   then: [{ kind: "reindex" }],
+     * });
+     * await watchJob(ids.parent, (percent) => (bar.value = percent ?? 0));
+     * ```
+     */
+    async function enqueueWorkflow(workflow) {
+        return unwrap(await commands.enqueueWorkflow({
+            parent: step(workflow.parent),
+            pieces: (workflow.pieces ?? []).map(step),
+            then: (workflow.then ?? []).map(step),
+        }));
+    }
+    /** The workflow under `parent`: pieces by status, progress, outcome; `null` when there is none. */
+    async function getWorkflow(parent) {
+        return unwrap(await commands.getWorkflow(parent));
+    }
+    /** Cancels what has not run of the workflow under `parent`; running jobs are asked to stop. */
+    async function cancelWorkflow(parent) {
+        return unwrap(await commands.cancelWorkflow(parent));
+    }
+    /**
+     * Runs the failed jobs of the workflow under `parent` again, and makes the jobs their
+     * failure cancelled wait again (`jobs:admin`).
+     */
+    async function retryWorkflow(parent) {
+        return unwrap(await commands.retryWorkflow(parent));
+    }
+    /** What a job waits for and what waits for it; `null` when there is no such job. */
+    async function jobDependencies(id) {
+        return unwrap(await commands.jobDependencies(id));
+    }
+
+    /**
+     * The webview side of tauri-plugin-jobs: thin async functions over the plugin's
+     * commands (here), listeners that return an unlisten function (`./events`), helpers
+     * that follow a job or a workflow to its end (`./watch`), workflows (`./workflows`),
+     * and one that passes the browser's `online`/`offline` events to the plugin.
+     *
+     * The typed commands themselves are generated into `./bindings` by tauri-specta;
+     * everything here is built on them.
+     */
     /** Enqueues a durable job for the user. Options left out take their defaults. */
     async function enqueue(kind, payload, options = {}) {
         return unwrap(await commands.enqueue(kind, payload, enqueueArgs(options)));
@@ -603,218 +991,6 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     async function agentFail(lease, error, permanent = false) {
         return unwrap(await commands.agentFail(lease, error, permanent));
     }
-    let subscription = null;
-    function subscribed() {
-        if (subscription !== null)
-            return subscription;
-        const handlers = new Set();
-        const channel = new Channel((message) => {
-            for (const handler of [...handlers])
-                handler(message.event, message.dropped);
-        });
-        const state = { handlers, id: commands.subscribe(channel).then(unwrap) };
-        subscription = state;
-        state.id.catch(() => {
-            if (subscription === state)
-                subscription = null;
-        });
-        return state;
-    }
-    /**
-     * Every plugin event this window may read (see the README's Permissions), with the
-     * count of state changes the page's stream has dropped so far. Resolves once the
-     * subscription is in place; rejects with a `JobsError` when the window may not
-     * subscribe.
-     */
-    async function onJobsEvent(handler) {
-        const state = subscribed();
-        state.handlers.add(handler);
-        try {
-            await state.id;
-        }
-        catch (error) {
-            state.handlers.delete(handler);
-            throw error;
-        }
-        let listening = true;
-        return () => {
-            if (!listening)
-                return;
-            listening = false;
-            state.handlers.delete(handler);
-            if (state.handlers.size === 0 && subscription === state) {
-                subscription = null;
-                void state.id.then((id) => commands.unsubscribe(id)).catch(() => { });
-            }
-        };
-    }
-    /**
-     * Calls `resync` whenever the plugin reports that it dropped state changes because
-     * the page fell behind (the `dropped` count of its events grew): the page should then
-     * reload the lists it shows. The first event only sets the baseline. Progress reports
-     * replaced by newer ones are not counted as dropped.
-     */
-    async function onResync(resync) {
-        let seen = null;
-        return onJobsEvent((_event, dropped) => {
-            if (seen !== null && dropped > seen) {
-                resync(dropped);
-            }
-            seen = seen === null ? dropped : Math.max(seen, dropped);
-        });
-    }
-    function onType(type, handler) {
-        return onJobsEvent((event) => {
-            if (event.type === type) {
-                handler(event);
-            }
-        });
-    }
-    /** Durable job state changes. */
-    function onJobState(handler) {
-        return onType("jobStateChanged", handler);
-    }
-    /** Durable job progress, about one event per percent. */
-    function onDurableProgress(handler) {
-        return onType("jobProgress", handler);
-    }
-    /** Local job progress, about one event per percent. */
-    function onJobProgress(handler) {
-        return onType("localJobProgress", handler);
-    }
-    /** Local job state changes. */
-    function onLocalJobState(handler) {
-        return onType("localJobChanged", handler);
-    }
-    /** Sync progress. */
-    function onSyncProgress(handler) {
-        return onType("syncProgress", handler);
-    }
-    /** The end of every sync run (skipped runs publish nothing), with its outcome. */
-    function onSyncFinished(handler) {
-        return onType("syncFinished", handler);
-    }
-    /** Health changes of sync targets and components. */
-    function onHealth(handler) {
-        return onType("pluginHealth", handler);
-    }
-    /**
-     * Follows one local job to its end, calling `onProgress` with 0 to 100 (or `null`
-     * when the total is unknown), and resolves with its final record.
-     */
-    async function watchLocalJob(id, onProgress = () => { }) {
-        let finish = () => { };
-        const ended = new Promise((resolve) => {
-            finish = resolve;
-        });
-        const unlisten = await onJobsEvent((event) => {
-            if (event.type === "localJobProgress" && event.id === id) {
-                onProgress(event.percent, event);
-            }
-            else if (event.type === "localJobChanged" && event.id === id && event.status !== "running") {
-                finish();
-            }
-        });
-        try {
-            // It may have ended before the listener was in place.
-            const current = unwrap(await commands.getLocalJob(id));
-            if (current === null) {
-                throw new JobsError("notFound", `no local job ${id}`);
-            }
-            if (current.status === "running") {
-                await ended;
-            }
-            const last = unwrap(await commands.getLocalJob(id));
-            return last ?? current;
-        }
-        finally {
-            unlisten();
-        }
-    }
-    const FINISHED = ["succeeded", "failed", "cancelled"];
-    /** What a finished job gave: its result, or a `JobsError` for a failure or a cancel. */
-    function outcome(job) {
-        if (job.status === "succeeded") {
-            return job.result;
-        }
-        if (job.status === "cancelled") {
-            throw new JobsError("cancelled", `job ${job.id} was cancelled`);
-        }
-        throw new JobsError("jobFailed", `job ${job.id} failed: ${job.lastError ?? "no error recorded"}`);
-    }
-    function percentOf(progress) {
-        if (progress.total === null)
-            return null;
-        return progress.total === 0 ? 100 : Math.floor((Math.min(progress.done, progress.total) * 100) / progress.total);
-    }
-    /**
-     * Follows a durable job to its end, whoever runs it: resolves with its result, or
-     * rejects with a `JobsError` (`jobFailed`, `cancelled`, `notFound`). Progress comes
-     * from the job's events, starting from what the job last stored (a window opened
-     * mid-job shows the bar where it is). The job is read after the listener is in place,
-     * so an end that came before is not missed. When `signal` fires, the job is cancelled
-     * and the promise settles at once: `cancelled`, unless the job had already finished.
-     * `watchJob(id, onProgress)` is short for `watchJob(id, { onProgress })`.
-     */
-    async function watchJob(id, options = {}) {
-        const { onProgress = () => { }, signal } = typeof options === "function" ? { onProgress: options } : options;
-        let wake = () => { };
-        const woken = new Promise((resolve) => {
-            wake = resolve;
-        });
-        const unlisten = await onJobsEvent((event) => {
-            if (event.type === "jobProgress" && event.id === id) {
-                onProgress(event.percent, event.done, event.total);
-            }
-            else if ((event.type === "jobStateChanged" && event.id === id && FINISHED.includes(event.to)) ||
-                (event.type === "jobDeleted" && event.id === id)) {
-                wake();
-            }
-        });
-        let aborted = false;
-        const abort = () => {
-            aborted = true;
-            // Woken once the request is stored, so the job read next shows it.
-            cancel(id).then(wake, wake);
-        };
-        signal?.addEventListener("abort", abort);
-        try {
-            if (signal?.aborted)
-                abort();
-            let job = await getJob(id);
-            if (job === null)
-                throw new JobsError("notFound", `no job ${id}`);
-            if (job.progress !== null && !FINISHED.includes(job.status)) {
-                onProgress(percentOf(job.progress), job.progress.done, job.progress.total);
-            }
-            if (!FINISHED.includes(job.status)) {
-                await woken;
-                job = await getJob(id);
-                if (job === null)
-                    throw new JobsError("notFound", `job ${id} is gone`);
-                if (aborted && !FINISHED.includes(job.status)) {
-                    throw new JobsError("cancelled", `job ${id} was cancelled; it stops when its handler notices`);
-                }
-            }
-            return outcome(job);
-        }
-        finally {
-            signal?.removeEventListener("abort", abort);
-            unlisten();
-        }
-    }
-    /**
-     * Enqueues a durable job for the user and follows it to its end (see
-     * {@link watchJob}): `enqueueAndWait("export", { path }, { onProgress, signal })`.
-     * With a signal that already fired, nothing is enqueued.
-     */
-    async function enqueueAndWait(kind, payload, options = {}) {
-        const { onProgress, signal, ...enqueueOptions } = options;
-        if (signal?.aborted)
-            throw new JobsError("cancelled", "aborted before it was enqueued");
-        const { id } = await enqueue(kind, payload, enqueueOptions);
-        return watchJob(id, { onProgress, signal });
-    }
     /**
      * Passes the browser's `online`/`offline` events to the plugin as a hint (coming
      * online retries offline syncs at once). Returns a function that stops it.
@@ -837,14 +1013,18 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     exports.agentFail = agentFail;
     exports.agentHeartbeat = agentHeartbeat;
     exports.cancel = cancel;
+    exports.cancelWorkflow = cancelWorkflow;
     exports.commands = commands;
     exports.deleteJob = deleteJob;
     exports.disconnectAccount = disconnectAccount;
     exports.enqueue = enqueue;
     exports.enqueueAndWait = enqueueAndWait;
+    exports.enqueueWorkflow = enqueueWorkflow;
     exports.getJob = getJob;
     exports.getLocalJob = getLocalJob;
+    exports.getWorkflow = getWorkflow;
     exports.jobCounts = jobCounts;
+    exports.jobDependencies = jobDependencies;
     exports.listJobs = listJobs;
     exports.listLocalJobs = listLocalJobs;
     exports.listSchedules = listSchedules;
@@ -865,6 +1045,7 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     exports.resumeKind = resumeKind;
     exports.resumeSchedule = resumeSchedule;
     exports.retryJob = retryJob;
+    exports.retryWorkflow = retryWorkflow;
     exports.runLocal = runLocal;
     exports.runScheduleNow = runScheduleNow;
     exports.spawnAwaitable = spawnAwaitable;

@@ -18,56 +18,8 @@ import {
   watchJob,
   watchLocalJob,
   wireNetworkHint,
-  type JobsEvent,
 } from "./index";
-import type { Job } from "./bindings";
-
-type Call = { cmd: string; args: unknown };
-
-/** The page's event subscription, as the mocked plugin holds it. */
-const subscribed: { channel: { id: number } | null; index: number; id: number } = { channel: null, index: 0, id: 0 };
-
-/** Answers `subscribe` and `unsubscribe` as the plugin would; whether `cmd` was one. */
-function subscription(cmd: string, args: any): boolean {
-  if (cmd === "plugin:jobs|subscribe") {
-    subscribed.channel = args.onEvent;
-    subscribed.index = 0;
-    subscribed.id += 1;
-    return true;
-  }
-  if (cmd === "plugin:jobs|unsubscribe") {
-    if (args.id === subscribed.id) subscribed.channel = null;
-    return true;
-  }
-  return false;
-}
-
-/** Mocks the plugin's commands with `answer`; records every call. */
-function backend(answer: (cmd: string, args: any) => unknown, options: { tauriEvents?: boolean } = {}): Call[] {
-  const calls: Call[] = [];
-  mockIPC(
-    (cmd, args: any) => {
-      if (subscription(cmd, args)) return subscribed.id;
-      calls.push({ cmd, args });
-      return answer(cmd, args);
-    },
-    { shouldMockEvents: options.tauriEvents ?? false },
-  );
-  return calls;
-}
-
-/**
- * Sends `event` on the page's subscription channel, as the plugin does: only what
- * comes this way reaches the page's listeners.
- */
-function jobsEvent(event: JobsEvent["event"], dropped = 0): Promise<void> {
-  if (subscribed.channel === null) throw new Error("the page has no event subscription");
-  (window as any).__TAURI_INTERNALS__.runCallback(subscribed.channel.id, {
-    index: subscribed.index++,
-    message: { event, dropped } satisfies JobsEvent,
-  });
-  return Promise.resolve();
-}
+import { backend, jobRecord, jobsEvent, subscribed, subscription, tick } from "./test-plugin";
 
 afterEach(() => clearMocks());
 
@@ -112,6 +64,9 @@ describe("commands", () => {
         onDuplicate: null,
         debounceMs: null,
         constraints: null,
+        after: null,
+        afterPiecesOf: null,
+        onDependencyFailure: null,
       },
     });
   });
@@ -265,37 +220,6 @@ describe("network hint", () => {
   });
 });
 
-/** A durable job record as `get_job` returns it. */
-function jobRecord(fields: Partial<Job>): Job {
-  return {
-    id: 5,
-    kind: "ingest",
-    payload: null,
-    status: "running",
-    priority: 0,
-    runAt: 1,
-    attempts: 1,
-    maxAttempts: 3,
-    leaseOwner: "w",
-    leaseExpiresAt: 2,
-    cancelRequested: false,
-    dedupeKey: null,
-    lastError: null,
-    result: null,
-    parent: null,
-    actor: "system",
-    createdAt: 1,
-    updatedAt: 1,
-    finishedAt: null,
-    startedAt: 1,
-    timeoutMs: null,
-    progress: null,
-    unreadable: null,
-    ...fields,
-  } as Job;
-}
-
-const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe("durable jobs", () => {
   it("watchJob starts from the stored progress, follows events and resolves with the result", async () => {
@@ -337,14 +261,16 @@ describe("durable jobs", () => {
     controller.abort();
     const error = (await waiting.catch((e: unknown) => e)) as JobsError;
     expect(error.code).toBe("cancelled");
+    // Whether it is a workflow's parent is asked once; it has no pieces.
     expect(calls.map((c) => c.cmd)).toEqual([
       "plugin:jobs|enqueue",
       "plugin:jobs|get_job",
+      "plugin:jobs|get_workflow",
       "plugin:jobs|cancel",
       "plugin:jobs|get_job",
     ]);
     expect(calls[0].args).toMatchObject({ kind: "ingest", payload: { path: "/x" }, options: { priority: 10 } });
-    expect(calls[2].args).toEqual({ job: { durable: 5 } });
+    expect(calls[3].args).toEqual({ job: { durable: 5 } });
   });
 
   it("enqueueAndWait with a signal that already fired enqueues nothing", async () => {

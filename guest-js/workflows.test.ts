@@ -1,0 +1,120 @@
+import { clearMocks } from "@tauri-apps/api/mocks";
+import { afterEach, describe, expect, it } from "vitest";
+
+import { JobsError, cancelWorkflow, enqueueWorkflow, getWorkflow, jobDependencies, retryWorkflow, watchJob } from "./index";
+import type { JobStatus, WorkflowState } from "./bindings";
+import { backend, jobRecord, jobsEvent, tick } from "./test-plugin";
+
+afterEach(() => clearMocks());
+
+function flow(pieces: [JobStatus, number][], fields: Partial<WorkflowState> = {}): WorkflowState {
+  const total = pieces.reduce((sum, [, n]) => sum + n, 0);
+  const done = pieces.filter(([s]) => s !== "queued" && s !== "running").reduce((sum, [, n]) => sum + n, 0);
+  return { parent: 5, status: "running", pieces, progress: { done, total }, ended: false, failed: false, ...fields };
+}
+
+const ended = (to: JobStatus, id = 9) =>
+  jobsEvent({ type: "jobStateChanged", id, kind: "embed", from: "running", to, attempt: 1, at: 3 });
+
+/** Waits out the watch's pause before it reads a workflow again. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 150));
+
+describe("workflows", () => {
+  it("enqueueWorkflow sends every step with its options filled, in one command", async () => {
+    const calls = backend(() => ({ parent: 1, pieces: [2, 3], then: [4] }));
+    const ids = await enqueueWorkflow({
+      parent: { kind: "import", payload: { mailbox: "inbox" } },
+      pieces: [{ kind: "embed", payload: 1 }, { kind: "embed", payload: 2, options: { priority: 10 } }],
+      then: [{ kind: "reindex", options: { onDependencyFailure: "run" } }],
+    });
+    expect(ids).toEqual({ parent: 1, pieces: [2, 3], then: [4] });
+    expect(calls).toHaveLength(1);
+    expect(calls[0].cmd).toBe("plugin:jobs|enqueue_workflow");
+    const sent = (calls[0].args as any).workflow;
+    expect(sent.parent).toMatchObject({ kind: "import", payload: { mailbox: "inbox" }, options: { parent: null, after: null } });
+    expect(sent.pieces[1].options).toMatchObject({ priority: 10, dedupeKey: null });
+    expect(sent.then[0]).toMatchObject({ kind: "reindex", payload: null, options: { onDependencyFailure: "run" } });
+  });
+
+  it("the workflow commands pass the parent and return what the plugin says", async () => {
+    const calls = backend((cmd) => {
+      if (cmd === "plugin:jobs|get_workflow") return flow([["queued", 2]]);
+      if (cmd === "plugin:jobs|cancel_workflow") return { cancelled: 2, askedToStop: 0 };
+      if (cmd === "plugin:jobs|retry_workflow") return { requeued: 1, waitingAgain: 1 };
+      return { id: 5, waitsFor: [2], waitsForTotal: 1, waitedBy: [], waitedByTotal: 0 };
+    });
+    expect((await getWorkflow(5))?.progress).toEqual({ done: 0, total: 2 });
+    expect(await cancelWorkflow(5)).toEqual({ cancelled: 2, askedToStop: 0 });
+    expect(await retryWorkflow(5)).toEqual({ requeued: 1, waitingAgain: 1 });
+    expect((await jobDependencies(5))?.waitsFor).toEqual([2]);
+    expect(calls.map((c) => c.args)).toEqual([{ parent: 5 }, { parent: 5 }, { parent: 5 }, { id: 5 }]);
+  });
+
+  it("watchJob on a parent shows one bar for the pieces and resolves once every piece has ended", async () => {
+    let state = flow([["queued", 2], ["succeeded", 1]]);
+    let parent = jobRecord({ status: "succeeded", result: { imported: 3 } });
+    backend((cmd) => (cmd === "plugin:jobs|get_workflow" ? state : cmd === "plugin:jobs|get_job" ? parent : null));
+    const percents: (number | null)[] = [];
+    let settled = false;
+    const watching = watchJob(5, (percent) => percents.push(percent)).finally(() => (settled = true));
+    await tick();
+    state = flow([["queued", 1], ["succeeded", 2]]);
+    await ended("succeeded");
+    await settle();
+    expect(settled).toBe(false);
+    state = flow([["succeeded", 3]], { status: "succeeded", ended: true });
+    await ended("succeeded");
+    await expect(watching).resolves.toEqual({ imported: 3 });
+    expect(percents).toEqual([33, 66, 100]);
+    parent = jobRecord({});
+  });
+
+  it("watchJob on a parent rejects with jobFailed when the workflow failed, naming what ended badly", async () => {
+    let state = flow([["running", 1], ["queued", 1]]);
+    backend((cmd) =>
+      cmd === "plugin:jobs|get_workflow" ? state : cmd === "plugin:jobs|get_job" ? jobRecord({ status: "succeeded" }) : null,
+    );
+    const watching = watchJob(5);
+    await tick();
+    state = flow([["failed", 1], ["cancelled", 1]], { status: "succeeded", ended: true, failed: true });
+    await ended("failed");
+    const error = (await watching.catch((e: unknown) => e)) as JobsError;
+    expect(error).toBeInstanceOf(JobsError);
+    expect(error.code).toBe("jobFailed");
+    expect(error.message).toContain("1 failed, 1 cancelled");
+  });
+
+  it("a parent that enqueues its pieces while it runs is followed through them once it ends", async () => {
+    let state: WorkflowState | null = null;
+    let parent = jobRecord({ progress: { done: 1, total: 2 } });
+    backend((cmd) => (cmd === "plugin:jobs|get_workflow" ? state : cmd === "plugin:jobs|get_job" ? parent : null));
+    const percents: (number | null)[] = [];
+    const watching = watchJob(5, (percent) => percents.push(percent));
+    await tick();
+    parent = jobRecord({ status: "succeeded", result: "listed" });
+    state = flow([["queued", 4]], { status: "succeeded" });
+    await ended("succeeded", 5);
+    await settle();
+    state = flow([["succeeded", 4]], { status: "succeeded", ended: true });
+    await ended("succeeded");
+    await expect(watching).resolves.toBe("listed");
+    expect(percents).toEqual([50, 0, 100]);
+  });
+
+  it("aborting the watch of a parent cancels the whole workflow", async () => {
+    const calls = backend((cmd) => {
+      if (cmd === "plugin:jobs|get_workflow") return flow([["queued", 2]]);
+      if (cmd === "plugin:jobs|get_job") return jobRecord({});
+      if (cmd === "plugin:jobs|cancel_workflow") return { cancelled: 2, askedToStop: 1 };
+      return null;
+    });
+    const controller = new AbortController();
+    const watching = watchJob(5, { signal: controller.signal });
+    await tick();
+    controller.abort();
+    const error = (await watching.catch((e: unknown) => e)) as JobsError;
+    expect(error.code).toBe("cancelled");
+    expect(calls.map((c) => c.cmd)).toContain("plugin:jobs|cancel_workflow");
+    expect(calls.map((c) => c.cmd)).not.toContain("plugin:jobs|cancel");
+  });
+});
