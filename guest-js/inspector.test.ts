@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
 import { afterEach, describe, expect, it } from "vitest";
 
-import type { Job, JobsEvent } from "./bindings";
+import type { Job, JobStatus, JobsEvent } from "./bindings";
 import { defineInspector, mountInspector } from "./inspector";
 
 type Call = { cmd: string; args: any };
@@ -82,6 +82,28 @@ function backend(jobs: Job[], admin: boolean): Call[] {
         }
         case "plugin:jobs|get_job":
           return jobs.find((j) => j.id === args.id) ?? null;
+        case "plugin:jobs|get_workflow": {
+          const pieces = jobs.filter((j) => j.parent === args.parent);
+          const counts: [JobStatus, number][] = [];
+          for (const piece of pieces) {
+            const found = counts.find(([status]) => status === piece.status);
+            if (found) found[1] += 1;
+            else counts.push([piece.status, 1]);
+          }
+          const done = pieces.filter((j) => ["succeeded", "failed", "cancelled"].includes(j.status)).length;
+          const failed = pieces.some((j) => j.status === "failed" || j.status === "cancelled");
+          return { parent: args.parent, status: "succeeded", pieces: counts, progress: { done, total: pieces.length },
+            ended: done === pieces.length, failed };
+        }
+        case "plugin:jobs|job_dependencies": {
+          const waitsFor = jobs.find((j) => j.id === args.id)?.kind === "reindex" ? jobs.filter((j) => j.kind === "embed").map((j) => j.id) : [];
+          const waitedBy = jobs.find((j) => j.id === args.id)?.kind === "embed" ? jobs.filter((j) => j.kind === "reindex").map((j) => j.id) : [];
+          return { id: args.id, waitsFor, waitsForTotal: waitsFor.length, waitedBy, waitedByTotal: waitedBy.length };
+        }
+        case "plugin:jobs|retry_workflow":
+          if (!admin) throw "jobs.retry_workflow not allowed";
+          for (const j of jobs) if (j.parent === args.parent && j.status !== "succeeded") j.status = "queued";
+          return { requeued: 1, waitingAgain: 1 };
         case "plugin:jobs|job_counts":
           return [{ kind: "ingest", status: "queued", count: jobs.length }];
         case "plugin:jobs|paused_kinds":
@@ -186,6 +208,34 @@ describe("inspector", () => {
     expect(root.querySelector("#detail-error")!.textContent).toBe("boom");
     (root.querySelector('#detail button[data-action="retry"]') as HTMLElement).click();
     await until(() => root.querySelector("#detail-status")?.textContent === "queued", "the retried job");
+    inspector.destroy();
+  });
+
+  it("a workflow's parent shows its counts, a job what it waits for, and a failed workflow is retried", async () => {
+    const jobs = [
+      job(1, { kind: "import", status: "succeeded" }),
+      job(2, { kind: "embed", parent: 1, status: "succeeded" }),
+      job(3, { kind: "embed", parent: 1, status: "failed" }),
+      job(4, { kind: "reindex", parent: 1, status: "cancelled" }),
+    ];
+    const calls = backend(jobs, true);
+    const host = document.createElement("div");
+    const inspector = mountInspector(host);
+    await inspector.ready;
+    const root = host.shadowRoot!;
+    (root.querySelector('tr[data-id="4"] button[data-action="open"]') as HTMLElement).click();
+    await until(() => !!root.querySelector("#detail-waits-for"), "what the final job waits for");
+    expect(root.querySelector("#detail-waits-for")!.textContent).toBe("#2#3");
+    (root.querySelector('#detail-waits-for button') as HTMLElement).click();
+    await until(() => !!root.querySelector("#detail-waited-by"), "what waits for a piece");
+    expect(root.querySelector("#detail-waited-by")!.textContent).toBe("#4");
+    (root.querySelector('tr[data-id="1"] button[data-action="open"]') as HTMLElement).click();
+    await until(() => !!root.querySelector("#detail-workflow"), "the workflow's counts");
+    expect(root.querySelector("#detail-workflow")!.textContent).toBe("3 of 3 ended · 1 succeeded, 1 failed, 1 cancelled · failed");
+    (root.querySelector('#detail button[data-action="retry-workflow"]') as HTMLElement).click();
+    await until(() => calls.some((c) => c.cmd === "plugin:jobs|retry_workflow"), "the retry");
+    await until(() => root.querySelector("#detail-workflow")?.textContent?.startsWith("1 of 3 ended") ?? false, "the retried workflow");
+    expect(root.querySelector('#detail button[data-action="cancel-workflow"]')).not.toBeNull();
     inspector.destroy();
   });
 

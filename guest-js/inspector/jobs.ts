@@ -4,8 +4,18 @@
  * gives the shell its loader, and the other tabs the selection and the kind
  * suggestions.
  */
-import type { Actor, Job, JobFilter, JobStatus } from "../bindings";
-import { cancel, deleteJob, getJob, listJobs, retryJob } from "../index";
+import type { Actor, Job, JobDependencies, JobFilter, JobStatus, WorkflowState } from "../bindings";
+import {
+  cancel,
+  cancelWorkflow,
+  deleteJob,
+  getJob,
+  getWorkflow,
+  jobDependencies,
+  listJobs,
+  retryJob,
+  retryWorkflow,
+} from "../index";
 import { ACTORS, STATUSES, mayHaveMore } from "./data";
 import { NO_HANDLER, h, json, progressCell, rowOf, time, waitingText } from "./render";
 import type { Shell } from "./types";
@@ -158,7 +168,14 @@ export function mountJobs(shell: Shell) {
   }
 
   async function drawDetail(id: number) {
-    const [job, children] = await Promise.all([getJob(id), listJobs({ parent: id, limit: 20 })]);
+    // A window without the workflow reads still gets the rest.
+    const [job, children, deps, flow] = await Promise.all([
+      getJob(id),
+      listJobs({ parent: id, limit: 20 }),
+      jobDependencies(id).catch((): JobDependencies | null => null),
+      getWorkflow(id).catch((): WorkflowState | null => null),
+    ]);
+    const workflow = flow !== null && (flow.progress.total ?? 0) > 0 ? flow : null;
     if (state.destroyed || state.selected !== id) return;
     detail.hidden = false;
     if (!job) {
@@ -179,6 +196,9 @@ export function mountJobs(shell: Shell) {
           ? "—"
           : h("span", { class: "actions" }, ...children.map((c) => h("button", { onclick: () => select(c.id) }, `#${c.id} ${c.status}`))),
       ],
+      ["Workflow", workflow === null ? "—" : h("span", { id: "detail-workflow" }, workflowText(workflow))],
+      ["Waits for", idList("detail-waits-for", deps?.waitsFor ?? [], deps?.waitsForTotal ?? 0)],
+      ["Waited for by", idList("detail-waited-by", deps?.waitedBy ?? [], deps?.waitedByTotal ?? 0)],
       ["Created", time(job.createdAt)],
       ["Runs at", time(job.runAt)],
       ["Started", time(job.startedAt)],
@@ -196,6 +216,16 @@ export function mountJobs(shell: Shell) {
       }
       if (job.status === "queued" || job.status === "running") {
         actions.append(h("button", { "data-action": "cancel", onclick: () => act(() => cancel(id), again) }, "Cancel"));
+      }
+      if (workflow?.failed) {
+        actions.append(
+          h("button", { "data-action": "retry-workflow", onclick: () => act(() => retryWorkflow(id), again) }, "Retry workflow"),
+        );
+      }
+      if (workflow !== null && !workflow.ended) {
+        actions.append(
+          h("button", { "data-action": "cancel-workflow", onclick: () => act(() => cancelWorkflow(id), again) }, "Cancel workflow"),
+        );
       }
       if (job.status === "succeeded" || job.status === "failed" || job.status === "cancelled") {
         actions.append(
@@ -224,6 +254,19 @@ export function mountJobs(shell: Shell) {
     );
   }
 
+  /** Jobs by id, each opening its detail: the first ones listed, and how many more. */
+  function idList(id: string, ids: number[], total: number): Node | string {
+    if (total === 0) return "—";
+    const shown = ids.slice(0, 20);
+    const more = total - shown.length;
+    return h(
+      "span",
+      { class: "actions", id },
+      ...shown.map((other) => h("button", { onclick: () => select(other) }, `#${other}`)),
+      ...(more > 0 ? [h("span", { class: "muted" }, `and ${more} more`)] : []),
+    );
+  }
+
   /** The kind filter's suggestions. */
   function suggestKinds(kinds: Iterable<string>) {
     kindList.replaceChildren(...Array.from(new Set(kinds), (kind) => h("option", { value: kind })));
@@ -234,3 +277,10 @@ export function mountJobs(shell: Shell) {
 
 /** The Jobs tab, as {@link mountJobs} returns it. */
 export type JobsTab = ReturnType<typeof mountJobs>;
+
+/** A workflow's counts in one line: "3 of 5 ended · 2 queued, 3 succeeded · failed". */
+function workflowText(flow: WorkflowState): string {
+  const counts = flow.pieces.map(([status, n]) => `${n} ${status}`).join(", ");
+  const outcome = flow.failed ? " · failed" : flow.ended ? " · done" : "";
+  return `${flow.progress.done} of ${flow.progress.total ?? 0} ended · ${counts}${outcome}`;
+}
