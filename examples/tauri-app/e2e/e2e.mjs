@@ -324,6 +324,41 @@ await test("a job that needs a charger waits on battery, says so, and runs once 
   await until(browser, "the job to run", async () => (await text(browser, "reembed-state")) === "succeeded", 15_000);
 });
 
+await test("a mailbox import runs as a workflow with one bar, the index rebuilt once after the last message", browser, async () => {
+  await click(browser, "import-start");
+  await until(browser, "the workflow to end", async () => (await text(browser, "import-state")) !== "running", 30_000);
+  const state = await text(browser, "import-state");
+  const result = await text(browser, "import-result");
+  if (state !== "succeeded") throw new Error(`the import ended ${state}: ${result}`);
+  if (result !== "imported inbox, index rebuilt") throw new Error(`returned ${result}`);
+  // The one bar counted every piece (12 messages and the rebuild) to the end.
+  const bar = await browser.execute(() => document.getElementById("import-progress").value);
+  if (bar !== 100) throw new Error(`the bar stopped at ${bar}`);
+  if ((await text(browser, "import-done")) !== "13" || (await text(browser, "import-total")) !== "13") {
+    throw new Error(`pieces ${await text(browser, "import-done")} of ${await text(browser, "import-total")}`);
+  }
+  // The rebuild ran once, after every embed had ended (read from raw.db's own record).
+  const order = await browser.executeAsync((done) => {
+    const list = (kind) =>
+      window.__TAURI__.core.invoke("plugin:jobs|list_jobs", {
+        filter: { status: null, kind, parent: null, actor: null, before: null, limit: 100 },
+      });
+    Promise.all([list("embed-message"), list("rebuild-index")]).then(
+      ([embeds, rebuilds]) =>
+        done({
+          lastEmbed: Math.max(...embeds.map((j) => j.finishedAt)),
+          rebuilds: rebuilds.map((j) => ({ startedAt: j.startedAt, status: j.status })),
+        }),
+      (e) => done({ error: String(e) }),
+    );
+  });
+  if (order.error) throw new Error(order.error);
+  if (order.rebuilds.length !== 1 || order.rebuilds[0].status !== "succeeded") {
+    throw new Error(`rebuilds: ${JSON.stringify(order.rebuilds)}`);
+  }
+  if (order.rebuilds[0].startedAt < order.lastEmbed) throw new Error("the index was rebuilt before the last message");
+});
+
 await test("a rate-limited Refresh says until when, and asks the server nothing more", browser, async () => {
   await click(browser, "throttle-toggle");
   await click(browser, "refresh");

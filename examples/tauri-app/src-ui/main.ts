@@ -7,6 +7,7 @@ import {
   cancel,
   deleteJob,
   enqueue,
+  enqueueWorkflow,
   getJob,
   jobCounts,
   listJobs,
@@ -23,6 +24,7 @@ import {
   runScheduleNow,
   syncNow,
   syncStatus,
+  watchJob,
   wireNetworkHint,
   JobsError,
   type Job,
@@ -256,6 +258,39 @@ $("reembed").addEventListener("click", async () => {
 $<HTMLInputElement>("battery-toggle").addEventListener("change", async (event) => {
   await invoke("set_pretend_on_battery", { onBattery: (event.target as HTMLInputElement).checked });
   await renderReembed();
+});
+
+// ===== a workflow: one bar for the whole import =====
+
+const MESSAGES = 12;
+$("import-start").addEventListener("click", async () => {
+  const start = $<HTMLButtonElement>("import-start");
+  start.disabled = true;
+  $<HTMLProgressElement>("import-progress").value = 0;
+  $("import-result").textContent = "";
+  setBadge("import-state", "running", "running");
+  try {
+    // The import, a piece per message and the rebuild after them: one transaction.
+    const ids = await enqueueWorkflow({
+      parent: { kind: "import-mailbox", payload: "inbox" },
+      pieces: Array.from({ length: MESSAGES }, (_, n) => ({ kind: "embed-message", payload: n })),
+      then: [{ kind: "rebuild-index", payload: null }],
+    });
+    // Watching the parent follows the whole workflow: the bar counts every piece.
+    const result = await watchJob<string>(ids.parent, (percent, done, total) => {
+      $<HTMLProgressElement>("import-progress").value = percent ?? 0;
+      $("import-done").textContent = String(done);
+      $("import-total").textContent = String(total ?? 0);
+    });
+    const index = await getJob(ids.then[0]);
+    $("import-result").textContent = `${result}, ${index?.result ?? "no index"}`;
+    setBadge("import-state", "succeeded", "succeeded");
+  } catch (error) {
+    setBadge("import-state", error instanceof JobsError ? error.code : "failed", "failed");
+    $("import-result").textContent = String(error instanceof Error ? error.message : error);
+  } finally {
+    start.disabled = false;
+  }
 });
 
 // ===== schedule =====

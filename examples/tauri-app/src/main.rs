@@ -2,8 +2,10 @@
 //! Refresh button and focus-triggered sync, a long local "export" with a progress bar
 //! and Cancel, durable "ingest" jobs with progress bars, priorities, retries, live
 //! states and admin actions (retry now, delete, cancel, pause the kind), and a
-//! schedule to run now or pause, and a "reembed" kind that waits for a charger (with a
-//! switch to pretend the machine is on battery). `raw.db` lives in the app's data directory (or
+//! schedule to run now or pause, a "reembed" kind that waits for a charger (with a
+//! switch to pretend the machine is on battery), and a mailbox import as a workflow
+//! (an import, a piece per message, an index rebuilt once after the last, one bar).
+//! `raw.db` lives in the app's data directory (or
 //! `JOBS_DEMO_DB`).
 
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
@@ -133,6 +135,35 @@ fn reembed_handler() -> Handler {
     .constraints(Constraints::none().ac_power())
 }
 
+/// The mailbox import's workflow: the import itself, an embed per message, and the
+/// index rebuilt once every message is embedded (enqueued by the page, in one call).
+fn import_handlers() -> [Handler; 3] {
+    [
+        Handler::new(
+            "import-mailbox",
+            |mailbox: String, _ctx: JobContext| async move {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                Ok(format!("imported {mailbox}"))
+            },
+        ),
+        Handler::new(
+            "embed-message",
+            |_message: u32, _ctx: JobContext| async move {
+                tokio::time::sleep(Duration::from_millis(40)).await;
+                Ok(())
+            },
+        )
+        .concurrency(2),
+        Handler::new(
+            "rebuild-index",
+            |_nothing: (), _ctx: JobContext| async move {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                Ok("index rebuilt".to_owned())
+            },
+        ),
+    ]
+}
+
 #[tauri::command]
 fn bump_feed(server: State<'_, DemoServer>) {
     server.feed.version.fetch_add(1, Ordering::Relaxed);
@@ -208,6 +239,9 @@ fn main() {
             }
             Ok::<_, BoxError>(format!("exported {steps} rows"))
         });
+    for handler in import_handlers() {
+        jobs = jobs.handler(handler);
+    }
     if let Some(path) = std::env::var_os("JOBS_DEMO_DB") {
         jobs = jobs.database(path);
     }
