@@ -592,16 +592,24 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     const WORKFLOW_READ_MS = 100;
     /** How often a followed workflow is read anyway (an event dropped on a busy page). */
     const WORKFLOW_POLL_MS = 2000;
-    /** The workflow under `id`, when it has pieces; `null` too when the window may not read it. */
+    /**
+     * The workflow under `id`, when it has pieces; `null` when it has none (or the window
+     * may not read it); `undefined` when the read failed.
+     */
     async function workflowOf(id) {
         try {
             const result = await commands.getWorkflow(id);
-            if (result.status !== "ok" || result.data === null)
+            if (result.status !== "ok") {
+                // Tauri's refusal of a command not granted is a string.
+                const error = result.error;
+                return typeof error === "string" || error.code === "forbidden" ? null : undefined;
+            }
+            if (result.data === null)
                 return null;
             return (result.data.progress.total ?? 0) > 0 ? result.data : null;
         }
         catch {
-            return null;
+            return undefined;
         }
     }
     async function readJob(id) {
@@ -662,10 +670,19 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
                 poke();
             }
         });
-        const timers = [];
-        const pause = (ms) => new Promise((resolve) => {
-            timers.push(setTimeout(resolve, ms));
-        });
+        const timers = new Set();
+        // Resolves after `ms`; its timer is forgotten once it fired or `settle` dropped it.
+        const pause = (ms) => {
+            let timer;
+            const done = new Promise((resolve) => {
+                timer = setTimeout(() => {
+                    timers.delete(timer);
+                    resolve();
+                }, ms);
+                timers.add(timer);
+            });
+            return { done, drop: () => (clearTimeout(timer), timers.delete(timer)) };
+        };
         const changed = () => new Promise((resolve) => {
             if (dirty)
                 resolve();
@@ -675,16 +692,27 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
         let aborted = false;
         const abort = () => {
             aborted = true;
+            // The whole workflow, whatever is known of it yet (for a job without pieces the
+            // same as cancelling it); a window without the workflow command cancels the job.
             // Woken once the request is stored, so the job read next shows it.
-            const stop = following ? commands.cancelWorkflow(id) : commands.cancel({ durable: id });
-            stop.then(poke, poke);
+            const stop = async () => {
+                try {
+                    if ((await commands.cancelWorkflow(id)).status === "ok")
+                        return;
+                }
+                catch {
+                    // Not granted: the job alone, below.
+                }
+                await commands.cancel({ durable: id });
+            };
+            stop().then(poke, poke);
         };
         signal?.addEventListener("abort", abort);
         try {
             if (signal?.aborted)
                 abort();
             let job = await readJob(id);
-            let flow = await workflowOf(id);
+            let flow = (await workflowOf(id)) ?? null;
             following = flow !== null;
             if (flow !== null) {
                 onProgress(percentOf(flow.progress), flow.progress.done, flow.progress.total);
@@ -697,9 +725,11 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
                 if (ended)
                     break;
                 if (following) {
-                    await Promise.race([changed(), pause(WORKFLOW_POLL_MS)]);
+                    const poll = pause(WORKFLOW_POLL_MS);
+                    await Promise.race([changed(), poll.done]);
+                    poll.drop();
                     // Let the ends that come together be read once.
-                    await pause(WORKFLOW_READ_MS);
+                    await pause(WORKFLOW_READ_MS).done;
                 }
                 else {
                     await changed();
@@ -709,7 +739,14 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
                 if (again === null)
                     throw new JobsError("notFound", `job ${id} is gone`);
                 job = again;
-                flow = FINISHED.includes(job.status) || following ? await workflowOf(id) : null;
+                const read = FINISHED.includes(job.status) || following ? await workflowOf(id) : null;
+                if (read === undefined && following) {
+                    // A failed read of a workflow followed: keep what was known, read again soon.
+                    dirty = true;
+                    continue;
+                }
+                // Pieces all gone (pruned) leave nothing to wait for.
+                flow = read ?? null;
                 if (flow !== null) {
                     following = true;
                     onProgress(percentOf(flow.progress), flow.progress.done, flow.progress.total);
@@ -728,6 +765,7 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
             signal?.removeEventListener("abort", abort);
             for (const timer of timers)
                 clearTimeout(timer);
+            timers.clear();
             unlisten();
         }
     }

@@ -253,6 +253,8 @@ describe("durable jobs", () => {
       if (cmd === "plugin:jobs|enqueue") return { id: 5, created: true };
       if (cmd === "plugin:jobs|get_job") return jobRecord({ cancelRequested: calls.some((c) => c.cmd === "plugin:jobs|cancel") });
       if (cmd === "plugin:jobs|cancel") return "requested";
+      // A window granted `cancel` but not the workflow commands.
+      if (cmd === "plugin:jobs|cancel_workflow") throw "jobs.cancel_workflow not allowed";
       return null;
     });
     const controller = new AbortController();
@@ -261,16 +263,18 @@ describe("durable jobs", () => {
     controller.abort();
     const error = (await waiting.catch((e: unknown) => e)) as JobsError;
     expect(error.code).toBe("cancelled");
-    // Whether it is a workflow's parent is asked once; it has no pieces.
+    // Whether it is a workflow's parent is asked once (it has no pieces); the abort
+    // cancels its workflow, or, not granted that, the job.
     expect(calls.map((c) => c.cmd)).toEqual([
       "plugin:jobs|enqueue",
       "plugin:jobs|get_job",
       "plugin:jobs|get_workflow",
+      "plugin:jobs|cancel_workflow",
       "plugin:jobs|cancel",
       "plugin:jobs|get_job",
     ]);
     expect(calls[0].args).toMatchObject({ kind: "ingest", payload: { path: "/x" }, options: { priority: 10 } });
-    expect(calls[3].args).toEqual({ job: { durable: 5 } });
+    expect(calls[4].args).toEqual({ job: { durable: 5 } });
   });
 
   it("enqueueAndWait with a signal that already fired enqueues nothing", async () => {

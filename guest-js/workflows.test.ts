@@ -101,6 +101,41 @@ describe("workflows", () => {
     expect(percents).toEqual([50, 0, 100]);
   });
 
+  it("a failed read of a followed workflow is read again, not taken as its end", async () => {
+    let failing = false;
+    let state = flow([["running", 2]]);
+    backend((cmd) => {
+      if (cmd === "plugin:jobs|get_workflow") {
+        if (failing) throw { code: "busy", message: "database is locked" };
+        return state;
+      }
+      return cmd === "plugin:jobs|get_job" ? jobRecord({ status: "succeeded", result: 1 }) : null;
+    });
+    let settled = false;
+    const watching = watchJob(5).finally(() => (settled = true));
+    await tick();
+    failing = true;
+    await ended("succeeded");
+    await settle();
+    expect(settled).toBe(false);
+    failing = false;
+    state = flow([["succeeded", 2]], { status: "succeeded", ended: true });
+    await expect(watching).resolves.toBe(1);
+  });
+
+  it("a window not granted the workflow read follows the job alone", async () => {
+    let record = jobRecord({});
+    backend((cmd) => {
+      if (cmd === "plugin:jobs|get_workflow") throw "jobs.get_workflow not allowed";
+      return cmd === "plugin:jobs|get_job" ? record : null;
+    });
+    const watching = watchJob(5);
+    await tick();
+    record = jobRecord({ status: "succeeded", result: "alone" });
+    await ended("succeeded", 5);
+    await expect(watching).resolves.toBe("alone");
+  });
+
   it("aborting the watch of a parent cancels the whole workflow", async () => {
     const calls = backend((cmd) => {
       if (cmd === "plugin:jobs|get_workflow") return flow([["queued", 2]]);
@@ -113,6 +148,21 @@ describe("workflows", () => {
     await tick();
     controller.abort();
     const error = (await watching.catch((e: unknown) => e)) as JobsError;
+    expect(error.code).toBe("cancelled");
+    expect(calls.map((c) => c.cmd)).toContain("plugin:jobs|cancel_workflow");
+    expect(calls.map((c) => c.cmd)).not.toContain("plugin:jobs|cancel");
+  });
+
+  it("a signal that fired before the watch began cancels the whole workflow too", async () => {
+    const calls = backend((cmd) => {
+      if (cmd === "plugin:jobs|get_workflow") return flow([["queued", 2]]);
+      if (cmd === "plugin:jobs|get_job") return jobRecord({ status: "queued" });
+      if (cmd === "plugin:jobs|cancel_workflow") return { cancelled: 3, askedToStop: 0 };
+      return null;
+    });
+    const controller = new AbortController();
+    controller.abort();
+    const error = (await watchJob(5, { signal: controller.signal }).catch((e: unknown) => e)) as JobsError;
     expect(error.code).toBe("cancelled");
     expect(calls.map((c) => c.cmd)).toContain("plugin:jobs|cancel_workflow");
     expect(calls.map((c) => c.cmd)).not.toContain("plugin:jobs|cancel");

@@ -477,7 +477,13 @@ impl PreparedJob {
     }
 }
 
-/// [`insert`], with a parent that must be of a kind `reach` allows.
+/// The most jobs a job enqueued for a scoped caller (a webview) may wait for, the
+/// pieces of an `after_pieces_of` parent included.
+pub(crate) const MAX_SCOPED_DEPENDENCIES: usize = 10_000;
+
+/// [`insert`], with a parent, and jobs to wait for, that must be of a kind `reach`
+/// allows, unless they are at or after `own_from`: jobs this same transaction
+/// created (a workflow's parent, for its pieces).
 pub(crate) fn insert_within(
     tx: &Transaction<'_>,
     job: &PreparedJob,
@@ -486,7 +492,21 @@ pub(crate) fn insert_within(
     changes: &mut Changes,
     reach: Option<&Patterns>,
 ) -> Result<Enqueued> {
-    if let Some(parent) = job.parent {
+    insert_reaching(tx, job, now, next, changes, reach, None)
+}
+
+/// [`insert_within`], with the ids from `own_from` on the caller's own.
+pub(crate) fn insert_reaching(
+    tx: &Transaction<'_>,
+    job: &PreparedJob,
+    now: Timestamp,
+    next: &mut NextId,
+    changes: &mut Changes,
+    reach: Option<&Patterns>,
+    own_from: Option<JobId>,
+) -> Result<Enqueued> {
+    let own = |id: JobId| own_from.is_some_and(|from| id >= from);
+    if let Some(parent) = job.parent.filter(|parent| !own(*parent)) {
         match jobs::kind_of(tx, parent)? {
             Some(kind) if jobs::within(reach, &kind) => {}
             _ => return Err(Error::JobNotFound(parent)),
@@ -520,11 +540,17 @@ pub(crate) fn insert_within(
                 Some(kind) if jobs::within(reach, &kind) => {}
                 _ => return Err(Error::JobNotFound(parent)),
             }
-            deps.extend(
-                jobs::deps::pieces_of(tx, parent)?
-                    .into_iter()
-                    .filter(|piece| *piece != id),
-            );
+            let pieces = jobs::deps::pieces_of(tx, parent)?;
+            // A parent with pieces the caller may not read is not there for it: it
+            // learns neither their ids nor how many.
+            if reach.is_some() {
+                for piece in &pieces {
+                    if !jobs::kind_of(tx, *piece)?.is_some_and(|kind| jobs::within(reach, &kind)) {
+                        return Err(Error::JobNotFound(parent));
+                    }
+                }
+            }
+            deps.extend(pieces.into_iter().filter(|piece| *piece != id));
         }
         if deps.contains(&id) {
             return Err(Error::invalid_argument(
@@ -532,6 +558,19 @@ pub(crate) fn insert_within(
                 "a job cannot wait for itself",
             ));
         }
+        if reach.is_some() && deps.len() > MAX_SCOPED_DEPENDENCIES {
+            return Err(Error::invalid_argument(
+                "after",
+                format!(
+                    "{} jobs to wait for are more than the most, {MAX_SCOPED_DEPENDENCIES}",
+                    deps.len()
+                ),
+            ));
+        }
+        let reach = jobs::deps::Reach {
+            kinds: reach,
+            own_from,
+        };
         match jobs::deps::attach(tx, id, &deps, job.run_on_failed_deps, now, reach)? {
             jobs::deps::Attached::Cancelled(reason) => cancelled = Some(reason),
             jobs::deps::Attached::Waiting | jobs::deps::Attached::Free => {}

@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use super::enqueue::{insert_within, prepare};
+use super::enqueue::{insert_reaching, insert_within, prepare};
 use super::{NewJob, Queue};
 use crate::db::Notice;
 use crate::error::{Error, Result};
@@ -192,15 +192,18 @@ impl Queue {
         db.write(now, |tx, changes| {
             let mut next = NextId::new();
             let top = insert_within(tx, &parent[0], now, &mut next, changes, reach)?.id;
+            // The workflow's own jobs are the caller's whatever it may read.
+            let own = Some(top);
             let mut piece_ids = Vec::with_capacity(pieces.len());
             for piece in &pieces {
                 let piece = piece.clone().with_parent(top);
-                piece_ids.push(insert_within(tx, &piece, now, &mut next, changes, reach)?.id);
+                piece_ids
+                    .push(insert_reaching(tx, &piece, now, &mut next, changes, reach, own)?.id);
             }
             let mut then_ids = Vec::with_capacity(then.len());
             for job in &then {
                 let job = job.clone().with_parent(top).waiting_for(&piece_ids);
-                then_ids.push(insert_within(tx, &job, now, &mut next, changes, reach)?.id);
+                then_ids.push(insert_reaching(tx, &job, now, &mut next, changes, reach, own)?.id);
             }
             Ok(WorkflowIds {
                 parent: top,
@@ -295,9 +298,13 @@ impl Queue {
                 return Err(Error::JobNotFound(parent));
             }
             let (cancelled, running) = jobs::deps::cancel_tree(tx, parent, now, reach)?;
+            // Jobs of kinds the caller may not read that a cancel cascaded to are
+            // not counted: it learns nothing of them.
             let count = cancelled
                 .iter()
-                .filter(|change| change.to == JobStatus::Cancelled)
+                .filter(|change| {
+                    change.to == JobStatus::Cancelled && jobs::within(reach, &change.kind)
+                })
                 .count() as u32;
             changes.extend(cancelled);
             Ok((count, running))
@@ -350,8 +357,8 @@ impl Queue {
                 Err(Error::invalid_argument(
                     "parent",
                     format!(
-                        "workflow {parent} cannot run again: a failed job's dedupe key is \
-                         held by another queued or running job"
+                        "workflow {parent} cannot run again: the dedupe key of a job in it \
+                         is held by another queued or running job"
                     ),
                 ))
             }

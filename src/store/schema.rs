@@ -318,8 +318,11 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     // - A dependent cancelled because a job it waited for failed keeps its
     //   `job_deps` rows (a cancel for any other reason drops them), so
     //   `retry_workflow` can make it wait again; retention drops them with the row.
+    //   Jobs waiting at the upgrade are marked (their rows say so); one that already
+    //   ran cannot be told from the others.
     r#"
     ALTER TABLE jobs ADD COLUMN waited INTEGER NOT NULL DEFAULT 0;
+    UPDATE jobs SET waited = 1 WHERE id IN (SELECT job_id FROM job_deps);
     "#,
 ];
 

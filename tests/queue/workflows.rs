@@ -621,3 +621,75 @@ fn pruning_and_deleting_a_cancelled_dependent_take_what_it_waited_for_with_it() 
         0
     );
 }
+
+#[test]
+fn a_final_job_that_ran_anyway_and_failed_waits_again_for_the_pieces_retried_with_it() {
+    let h = Harness::new();
+    let workflow = Workflow::new(NewJob::new("import", json!({})))
+        .pieces((0..2).map(|n| NewJob::new("embed", json!(n))))
+        .then(
+            NewJob::new("reindex", json!({}))
+                .options(EnqueueOptions::new().on_dependency_failure(DependencyFailure::Run)),
+        );
+    let ids = h.queue.enqueue_workflow(workflow).unwrap();
+    let reindex = ids.then[0];
+    let pieces = claim_all(&h.queue, &["embed"]);
+    h.queue.complete(&pieces[0].lease, None).unwrap();
+    h.queue
+        .fail(&pieces[1].lease, JobFailure::permanent("missing"))
+        .unwrap();
+    // It ran anyway, and failed for want of the missing piece.
+    let last = claim_all(&h.queue, &["reindex"]).pop().unwrap();
+    h.queue
+        .fail(&last.lease, JobFailure::permanent("a message is missing"))
+        .unwrap();
+
+    let retried = h.queue.retry_workflow(ids.parent).unwrap();
+    assert_eq!((retried.requeued, retried.waiting_again), (2, 0));
+    let waiting = h.queue.get(reindex).unwrap().unwrap();
+    assert_eq!(waiting.status, JobStatus::Queued);
+    assert_eq!(
+        waiting.waiting_on_jobs, 1,
+        "the retried piece, not the one that succeeded"
+    );
+    assert!(
+        claim_all(&h.queue, &["reindex"]).is_empty(),
+        "not before the piece"
+    );
+    let again = claim_all(&h.queue, &["embed"]).pop().unwrap();
+    assert_eq!(again.job.id, pieces[1].job.id);
+    h.queue.complete(&again.lease, None).unwrap();
+    let last = claim_all(&h.queue, &["reindex"]).pop().unwrap();
+    assert_eq!(last.job.id, reindex);
+}
+
+#[test]
+fn a_workflow_in_flight_at_the_upgrade_keeps_its_waiting_job_marked() {
+    // A file as migration 13 left it: a workflow waiting, and no `waited` column.
+    let h = Harness::new();
+    let ids = h.queue.enqueue_workflow(import(1)).unwrap();
+    let path = h.queue.path().to_owned();
+    // The directory stays; the queue's connections close.
+    let Harness {
+        dir: _dir, queue, ..
+    } = h;
+    drop(queue);
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch("ALTER TABLE jobs DROP COLUMN waited; PRAGMA user_version = 13;")
+            .unwrap();
+    }
+    // Migration 14 marks the job that waits (its rows in job_deps say so), so the
+    // workflow's outcome is still its final job's.
+    let queue = Queue::open(&path, QueueOptions::new()).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let waited = |id: JobId| -> i64 {
+        conn.query_row("SELECT waited FROM jobs WHERE id = ?1", [id.raw()], |r| {
+            r.get(0)
+        })
+        .unwrap()
+    };
+    assert_eq!(waited(ids.then[0]), 1);
+    assert_eq!(waited(ids.pieces[0]), 0);
+    assert!(!queue.workflow(ids.parent).unwrap().unwrap().failed);
+}

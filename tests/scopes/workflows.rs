@@ -146,13 +146,79 @@ fn another_kinds_workflow_and_pieces_are_not_there_for_a_scoped_window() {
         )
         .unwrap();
     // The parent and its export piece; the job waiting for that piece follows its own
-    // policy (cancel, the default), as it would for any cancel of a job it waits for.
-    assert_eq!(cancelled["cancelled"], json!(3), "{cancelled}");
+    // policy (cancel, the default), as it would for any cancel of a job it waits for,
+    // and is not counted: the window may not read its kind.
+    assert_eq!(cancelled["cancelled"], json!(2), "{cancelled}");
     let jobs = app.ui.jobs();
     let ingest = tauri_plugin_jobs::queue::JobId::from_raw(mixed["pieces"][1].as_i64().unwrap());
     assert_eq!(
         jobs.queue().get(ingest).unwrap().unwrap().status,
         tauri_plugin_jobs::queue::JobStatus::Queued,
         "the other kind's piece was left as it was"
+    );
+}
+
+#[test]
+fn a_window_that_may_enqueue_a_workflow_but_read_none_of_it_still_enqueues_it() {
+    // Granted the workflow enqueue for `export`, and no read at all: the workflow's
+    // own jobs are its own, whatever it may read.
+    let narrow =
+        json!([{ "identifier": "jobs:allow-enqueue-workflow", "allow": [{ "kind": "export" }] }]);
+    let app = app(&[("narrow", narrow)]);
+    let ids = app
+        .ui
+        .invoke_in(
+            "narrow",
+            "enqueue_workflow",
+            workflow("export", &["export", "export"], "export"),
+        )
+        .unwrap();
+    let jobs = app.ui.jobs();
+    let last = tauri_plugin_jobs::queue::JobId::from_raw(ids["then"][0].as_i64().unwrap());
+    assert_eq!(jobs.queue().get(last).unwrap().unwrap().waiting_on_jobs, 2);
+}
+
+#[test]
+fn waiting_for_the_pieces_of_a_parent_with_hidden_pieces_is_refused_as_missing() {
+    let app = app(&[]);
+    let mixed = app
+        .ui
+        .invoke_in(
+            "main",
+            "enqueue_workflow",
+            workflow("export", &["export", "ingest"], "export"),
+        )
+        .unwrap();
+    let refused = app
+        .ui
+        .invoke_in(
+            "scoped",
+            "enqueue",
+            json!({"kind": "export", "payload": 1, "options": {"afterPiecesOf": mixed["parent"]}}),
+        )
+        .unwrap_err();
+    assert_code(&refused, "notFound");
+    let message = refused["message"].as_str().unwrap();
+    let hidden = mixed["pieces"][1].to_string();
+    assert!(
+        !message.contains(&hidden),
+        "names the hidden piece: {message}"
+    );
+
+    // Jobs after the pieces are bounded by the waits they make.
+    let pieces: Vec<&str> = vec!["export"; 200];
+    let mut asked = workflow("export", &pieces, "export");
+    asked["workflow"]["then"] = json!(vec![step("export"); 51]);
+    let refused = app
+        .ui
+        .invoke_in("scoped", "enqueue_workflow", asked)
+        .unwrap_err();
+    assert_code(&refused, "invalidArgument");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("workflow.then"),
+        "{refused}"
     );
 }

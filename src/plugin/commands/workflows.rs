@@ -43,6 +43,19 @@ pub async fn enqueue_workflow(
             ),
         ));
     }
+    // Each job after the pieces waits for every one: the rows written, bounded.
+    let waits = pieces.len().saturating_mul(then.len());
+    if waits > MAX_WORKFLOW_JOBS {
+        return Err(invalid(
+            "workflow.then",
+            format!(
+                "{} jobs each waiting for {} pieces are {waits} waits, more than the most, \
+                 {MAX_WORKFLOW_JOBS}",
+                then.len(),
+                pieces.len()
+            ),
+        ));
+    }
     let parent = step(&jobs, &scope, "workflow.parent", parent)?;
     let pieces = pieces
         .into_iter()

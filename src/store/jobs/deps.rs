@@ -28,6 +28,20 @@ pub(crate) enum Attached {
     Cancelled(String),
 }
 
+/// Which dependencies a caller may name: of the kinds `kinds` allows, or its own
+/// (created by the same transaction, at or after `own_from`).
+#[derive(Clone, Copy)]
+pub(crate) struct Reach<'a> {
+    pub(crate) kinds: Option<&'a Patterns>,
+    pub(crate) own_from: Option<JobId>,
+}
+
+impl Reach<'_> {
+    fn allows(&self, id: JobId, kind: &str) -> bool {
+        self.own_from.is_some_and(|from| id >= from) || within(self.kinds, kind)
+    }
+}
+
 /// Makes the new job `id` wait for `deps` (each must exist). A dependency that has
 /// already ended is resolved at once: succeeded, or failed or cancelled with
 /// `run_anyway`, counts as done; failed or cancelled otherwise cancels the new job.
@@ -37,7 +51,7 @@ pub(crate) fn attach(
     deps: &[JobId],
     run_anyway: bool,
     now: Timestamp,
-    reach: Option<&Patterns>,
+    reach: Reach<'_>,
 ) -> Result<Attached> {
     let mut open = Vec::with_capacity(deps.len());
     let mut ended_badly = Vec::new();
@@ -48,7 +62,7 @@ pub(crate) fn attach(
             .query_row([dep.raw()], |r| Ok((r.get(0)?, super::status_from(r, 1)?)))
             .optional()?;
         // A job of a kind the caller may not touch is not there, for it.
-        let found = found.filter(|(kind, _)| super::within(reach, kind));
+        let found = found.filter(|(kind, _)| reach.allows(dep, kind));
         match found {
             None => return Err(Error::JobNotFound(dep)),
             Some((_, JobStatus::Queued | JobStatus::Running)) => open.push(dep),
@@ -174,6 +188,9 @@ pub(crate) fn retry_tree(
         changes: Vec::new(),
     };
     let mut cancelled = Vec::new();
+    // Requeued jobs that had waited (and so ran after their dependencies, anyway):
+    // they wait again for what runs again.
+    let mut waited_again = Vec::new();
     for &id in &ids {
         let found: Option<(String, JobStatus)> = tx
             .prepare_cached("SELECT kind, status FROM jobs WHERE id = ?1")?
@@ -184,6 +201,12 @@ pub(crate) fn retry_tree(
                 if let super::RetryFound::Requeued(kind, attempt) =
                     super::retry(tx, id, now, reach)?
                 {
+                    let waited: bool = tx
+                        .prepare_cached("SELECT waited FROM jobs WHERE id = ?1")?
+                        .query_row([id.raw()], |r| r.get(0))?;
+                    if waited && id != parent {
+                        waited_again.push(id);
+                    }
                     done.requeued += 1;
                     done.changes.push(Change {
                         id,
@@ -234,7 +257,7 @@ pub(crate) fn retry_tree(
         let bit = if open.is_empty() { 0 } else { WAITING_FOR_JOBS };
         let attempt: u32 = tx
             .prepare_cached(
-                "UPDATE jobs SET status = 'queued', run_at = ?2, finished_at = NULL, \
+                "UPDATE jobs SET status = 'queued', run_at = max(run_at, ?2), finished_at = NULL, \
                  last_error = NULL, deps_left = ?3, needs = needs | ?4, updated_at = ?2 \
                  WHERE id = ?1 AND status = 'cancelled' RETURNING attempts",
             )?
@@ -263,6 +286,40 @@ pub(crate) fn retry_tree(
             to: JobStatus::Queued,
             attempt,
         });
+    }
+    // Its rows went when it was freed: it waits for the pieces enqueued before it
+    // (what `then` and `after_pieces_of` name) that run again, the other waiting
+    // jobs aside.
+    for id in waited_again {
+        let open: Vec<JobId> = {
+            let mut statement = tx.prepare_cached(
+                "SELECT id FROM jobs INDEXED BY jobs_parent WHERE parent_id = ?1 AND id < ?2 \
+                 AND waited = 0 AND status IN ('queued', 'running') ORDER BY id",
+            )?;
+            let rows = statement
+                .query_map([parent.raw(), id.raw()], |r| Ok(JobId::from_raw(r.get(0)?)))?;
+            rows.collect::<rusqlite::Result<_>>()?
+        };
+        if open.is_empty() {
+            continue;
+        }
+        for dep in &open {
+            tx.prepare_cached("INSERT OR IGNORE INTO job_deps (dep_id, job_id) VALUES (?1, ?2)")?
+                .execute(params![dep.raw(), id.raw()])?;
+            tx.prepare_cached(
+                "UPDATE jobs SET has_dependents = 1 WHERE id = ?1 AND has_dependents = 0",
+            )?
+            .execute([dep.raw()])?;
+        }
+        tx.prepare_cached(
+            "UPDATE jobs SET deps_left = ?2, needs = needs | ?3, updated_at = ?4 WHERE id = ?1",
+        )?
+        .execute(params![
+            id.raw(),
+            open.len() as i64,
+            WAITING_FOR_JOBS,
+            now.as_millis()
+        ])?;
     }
     Ok(done)
 }
