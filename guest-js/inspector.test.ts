@@ -3,8 +3,9 @@ import { readFileSync } from "node:fs";
 import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
 import { afterEach, describe, expect, it } from "vitest";
 
-import type { Job, JobStatus, JobsEvent } from "./bindings";
+import type { Job, JobStatus } from "./bindings";
 import { defineInspector, mountInspector } from "./inspector";
+import { jobsEvent, subscribed, subscription } from "./test-plugin";
 
 type Call = { cmd: string; args: any };
 
@@ -40,23 +41,6 @@ function job(id: number, fields: Partial<Job> = {}): Job {
   } as Job;
 }
 
-/** The page's event subscription, as the mocked plugin holds it. */
-const subscribed: { channel: { id: number } | null; index: number; id: number } = { channel: null, index: 0, id: 0 };
-
-/** Answers `subscribe` and `unsubscribe` as the plugin would; whether `cmd` was one. */
-function subscription(cmd: string, args: any): boolean {
-  if (cmd === "plugin:jobs|subscribe") {
-    subscribed.channel = args.onEvent;
-    subscribed.index = 0;
-    subscribed.id += 1;
-    return true;
-  }
-  if (cmd === "plugin:jobs|unsubscribe") {
-    if (args.id === subscribed.id) subscribed.channel = null;
-    return true;
-  }
-  return false;
-}
 
 /** A plugin with `jobs` in it; `admin` says whether the window may use admin commands. */
 function backend(jobs: Job[], admin: boolean): Call[] {
@@ -132,18 +116,6 @@ function lastList(calls: Call[]): Call {
   return lists[lists.length - 1];
 }
 
-/**
- * Sends `event` on the page's subscription channel, as the plugin does: only what
- * comes this way reaches the page's listeners.
- */
-function jobsEvent(event: JobsEvent["event"], dropped = 0): Promise<void> {
-  if (subscribed.channel === null) throw new Error("the page has no event subscription");
-  (window as any).__TAURI_INTERNALS__.runCallback(subscribed.channel.id, {
-    index: subscribed.index++,
-    message: { event, dropped } satisfies JobsEvent,
-  });
-  return Promise.resolve();
-}
 
 const until = async (check: () => boolean, what: string) => {
   for (let i = 0; i < 200; i++) {

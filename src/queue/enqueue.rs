@@ -506,11 +506,15 @@ pub(crate) fn insert_reaching(
     own_from: Option<JobId>,
 ) -> Result<Enqueued> {
     let own = |id: JobId| own_from.is_some_and(|from| id >= from);
-    if let Some(parent) = job.parent.filter(|parent| !own(*parent)) {
-        match jobs::kind_of(tx, parent)? {
-            Some(kind) if jobs::within(reach, &kind) => {}
-            _ => return Err(Error::JobNotFound(parent)),
+    // A job of a kind the caller may not read is not there, for it.
+    let readable = |id: JobId| -> Result<()> {
+        match jobs::kind_of(tx, id)? {
+            Some(kind) if jobs::within(reach, &kind) => Ok(()),
+            _ => Err(Error::JobNotFound(id)),
         }
+    };
+    if let Some(parent) = job.parent.filter(|parent| !own(*parent)) {
+        readable(parent)?;
     }
     let (id, outcome, attempt) = jobs::insert(
         tx,
@@ -536,10 +540,7 @@ pub(crate) fn insert_reaching(
     if outcome == EnqueueOutcome::Created && waits {
         let mut deps = job.after.clone();
         if let Some(parent) = job.after_pieces_of {
-            match jobs::kind_of(tx, parent)? {
-                Some(kind) if jobs::within(reach, &kind) => {}
-                _ => return Err(Error::JobNotFound(parent)),
-            }
+            readable(parent)?;
             let pieces = jobs::deps::pieces_of(tx, parent)?;
             // A parent with pieces the caller may not read is not there for it: it
             // learns neither their ids nor how many.

@@ -93,7 +93,14 @@ pub(crate) fn attach(
     if open.is_empty() {
         return Ok(Attached::Free);
     }
-    for dep in &open {
+    wait_for(tx, id, &open, now)?;
+    Ok(Attached::Waiting)
+}
+
+/// Makes `id` wait for `open` (jobs that have not ended): its rows, their flags, its
+/// count and the needs bit no claim reads.
+fn wait_for(tx: &Transaction<'_>, id: JobId, open: &[JobId], now: Timestamp) -> Result<()> {
+    for dep in open {
         tx.prepare_cached("INSERT OR IGNORE INTO job_deps (dep_id, job_id) VALUES (?1, ?2)")?
             .execute(params![dep.raw(), id.raw()])?;
         tx.prepare_cached(
@@ -110,7 +117,7 @@ pub(crate) fn attach(
         WAITING_FOR_JOBS,
         now.as_millis()
     ])?;
-    Ok(Attached::Waiting)
+    Ok(())
 }
 
 /// The ids of the pieces of `parent` (jobs naming it as their parent), oldest first.
@@ -300,26 +307,9 @@ pub(crate) fn retry_tree(
                 .query_map([parent.raw(), id.raw()], |r| Ok(JobId::from_raw(r.get(0)?)))?;
             rows.collect::<rusqlite::Result<_>>()?
         };
-        if open.is_empty() {
-            continue;
+        if !open.is_empty() {
+            wait_for(tx, id, &open, now)?;
         }
-        for dep in &open {
-            tx.prepare_cached("INSERT OR IGNORE INTO job_deps (dep_id, job_id) VALUES (?1, ?2)")?
-                .execute(params![dep.raw(), id.raw()])?;
-            tx.prepare_cached(
-                "UPDATE jobs SET has_dependents = 1 WHERE id = ?1 AND has_dependents = 0",
-            )?
-            .execute([dep.raw()])?;
-        }
-        tx.prepare_cached(
-            "UPDATE jobs SET deps_left = ?2, needs = needs | ?3, updated_at = ?4 WHERE id = ?1",
-        )?
-        .execute(params![
-            id.raw(),
-            open.len() as i64,
-            WAITING_FOR_JOBS,
-            now.as_millis()
-        ])?;
     }
     Ok(done)
 }
