@@ -693,3 +693,41 @@ fn a_workflow_in_flight_at_the_upgrade_keeps_its_waiting_job_marked() {
     assert_eq!(waited(ids.pieces[0]), 0);
     assert!(!queue.workflow(ids.parent).unwrap().unwrap().failed);
 }
+
+#[test]
+fn a_piece_two_jobs_wait_for_frees_each_as_its_own_count_says() {
+    let h = Harness::new();
+    let enqueue = |kind: &str, options: EnqueueOptions| {
+        h.queue.enqueue(kind, &json!({}), options).unwrap().id
+    };
+    let (a, b) = (
+        enqueue("embed", EnqueueOptions::new()),
+        enqueue("embed", EnqueueOptions::new()),
+    );
+    // Two wait for `a`: one for `b` as well, one for `a` alone; one waits for `b`.
+    let both = enqueue("reindex", EnqueueOptions::new().after([a, b]));
+    let only_a = enqueue("report", EnqueueOptions::new().after([a]));
+    let only_b = enqueue("notify", EnqueueOptions::new().after([b]));
+    let first = h
+        .queue
+        .claim(&ClaimRequest::new("w", ["embed"]).lease(30 * SEC))
+        .unwrap()
+        .pop()
+        .unwrap();
+    assert_eq!(first.job.id, a);
+    h.queue.complete(&first.lease, None).unwrap();
+    assert_eq!(h.queue.get(both).unwrap().unwrap().waiting_on_jobs, 1);
+    assert_eq!(h.queue.get(only_a).unwrap().unwrap().waiting_on_jobs, 0);
+    assert_eq!(h.queue.get(only_b).unwrap().unwrap().waiting_on_jobs, 1);
+    let second = claim_all(&h.queue, &["embed"]).pop().unwrap();
+    h.queue.complete(&second.lease, None).unwrap();
+    for id in [both, only_a, only_b] {
+        assert_eq!(h.queue.get(id).unwrap().unwrap().waiting_on_jobs, 0, "{id}");
+    }
+    let mut claimed: Vec<JobId> = claim_all(&h.queue, &["reindex", "report", "notify"])
+        .into_iter()
+        .map(|job| job.job.id)
+        .collect();
+    claimed.sort();
+    assert_eq!(claimed, [both, only_a, only_b]);
+}
