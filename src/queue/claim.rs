@@ -8,11 +8,11 @@ use std::time::Duration;
 use rusqlite::{Connection, Transaction};
 use serde::Serialize;
 
-use super::enqueue::check_key;
 use super::finish::{
     change, check_lease_length, fence_of, finish_one, new_token, token_text, Finished, Lease,
     Outcome,
 };
+use super::prepare::check_key;
 use super::{Queue, LEASE_SWEEP_INTERVAL};
 use crate::clock::{duration_millis, Timestamp};
 use crate::db::Changes;

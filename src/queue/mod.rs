@@ -30,7 +30,9 @@ mod cancel;
 mod claim;
 mod enqueue;
 mod finish;
+mod insert;
 mod options;
+mod prepare;
 mod read;
 pub use read::{FINISHED_POLL, MAX_PAGE_BYTES, MAX_PAGE_JOBS};
 mod retire;
@@ -62,10 +64,11 @@ pub use crate::store::integrity::{Integrity, BACKGROUND_BUDGET as INTEGRITY_BUDG
 pub use admin::RetryOutcome;
 pub use cancel::CancelOutcome;
 pub use claim::{ClaimRequest, ClaimedJob, DEFAULT_MAX_LEASE_EXPIRIES};
-pub(crate) use enqueue::{check_kind, check_new, enqueue_in};
 pub use enqueue::{EnqueueOptions, Enqueued, NewJob, MAX_KEY_BYTES, MAX_KIND_BYTES};
 pub use finish::{Finished, Heartbeat, JobFailure, Lease, Outcome, MAX_LEASE};
+pub(crate) use insert::enqueue_in;
 pub use options::{QueueOptions, DEFAULT_MAX_PAYLOAD_BYTES};
+pub(crate) use prepare::{check_kind, check_new};
 pub use workflow::{
     JobDependencies, Workflow, WorkflowCancelled, WorkflowIds, WorkflowRetried, WorkflowState,
     MAX_LISTED_DEPENDENCIES,

@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::model::JobStatus;
 use crate::store::jobs;
 
-use super::enqueue::check_kind;
+use super::prepare::check_kind;
 
 /// What to do with a retired kind's jobs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

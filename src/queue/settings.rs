@@ -3,7 +3,7 @@
 //! paused, its rate limit, what its jobs need of the machine, and how many lease
 //! expiries in a row end a job of it.
 
-use super::enqueue::check_kind;
+use super::prepare::check_kind;
 use super::Queue;
 use crate::bus::KindPaused;
 use crate::db::Notice;

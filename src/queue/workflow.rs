@@ -8,7 +8,8 @@
 
 use serde::Serialize;
 
-use super::enqueue::{insert_reaching, insert_within, prepare};
+use super::insert::{insert_reaching, insert_within};
+use super::prepare::prepare;
 use super::{NewJob, Queue};
 use crate::db::Notice;
 use crate::error::{Error, Result};

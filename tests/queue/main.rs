@@ -53,4 +53,5 @@ mod duplicates;
 mod enqueue;
 mod rate_limits;
 mod reads;
+mod workflow_admin;
 mod workflows;

@@ -1,0 +1,253 @@
+//! Workflows after the fact: retried (what runs again, what stays cancelled), their
+//! outcome by policy, what a job waits for, retention, and a file from before
+//! migration 14.
+
+use super::workflows::{claim_all, import};
+use super::*;
+use tauri_plugin_jobs::queue::{DependencyFailure, JobFailure, Workflow};
+
+#[test]
+fn retrying_a_workflow_runs_its_failed_pieces_again_and_the_final_job_after_them() {
+    let h = Harness::new();
+    let ids = h.queue.enqueue_workflow(import(3)).unwrap();
+    let reindex = ids.then[0];
+    let pieces = claim_all(&h.queue, &["embed"]);
+    h.queue.complete(&pieces[0].lease, None).unwrap();
+    h.queue
+        .fail(&pieces[1].lease, JobFailure::permanent("disk was full"))
+        .unwrap();
+    assert_eq!(status(&h.queue, reindex), JobStatus::Cancelled);
+    let state = h.queue.workflow(ids.parent).unwrap().unwrap();
+    assert!(state.failed, "{state:?}");
+
+    // Retried while the third piece still runs: the final job waits for the failed
+    // one, run again, and the third; not for the one that succeeded.
+    let retried = h.queue.retry_workflow(ids.parent).unwrap();
+    assert_eq!((retried.requeued, retried.waiting_again), (1, 1));
+    let waiting = h.queue.get(reindex).unwrap().unwrap();
+    assert_eq!(waiting.status, JobStatus::Queued);
+    assert_eq!(waiting.waiting_on_jobs, 2);
+    assert_eq!(waiting.last_error, None);
+    assert!(!h.queue.workflow(ids.parent).unwrap().unwrap().failed);
+    assert!(claim_all(&h.queue, &["reindex"]).is_empty());
+
+    let again = claim_all(&h.queue, &["embed"]).pop().unwrap();
+    assert_eq!(again.job.id, pieces[1].job.id);
+    h.queue.complete(&again.lease, None).unwrap();
+    assert!(
+        claim_all(&h.queue, &["reindex"]).is_empty(),
+        "one piece runs"
+    );
+    h.queue.complete(&pieces[2].lease, None).unwrap();
+    let last = claim_all(&h.queue, &["reindex"]);
+    assert_eq!(last.len(), 1);
+    assert_eq!(last[0].job.id, reindex);
+    h.queue.complete(&last[0].lease, None).unwrap();
+    let parent = claim_all(&h.queue, &["import"]).pop().unwrap();
+    h.queue.complete(&parent.lease, None).unwrap();
+    let state = h.queue.workflow(ids.parent).unwrap().unwrap();
+    assert!(state.ended && !state.failed, "{state:?}");
+
+    // Nothing is left to retry; a missing workflow says so.
+    let nothing = h.queue.retry_workflow(ids.parent).unwrap();
+    assert_eq!((nothing.requeued, nothing.waiting_again), (0, 0));
+    assert!(matches!(
+        h.queue.retry_workflow(JobId::from_raw(9_999)),
+        Err(Error::JobNotFound(_))
+    ));
+}
+
+#[test]
+fn a_job_cancelled_for_itself_stays_cancelled_when_its_workflow_is_retried() {
+    let h = Harness::new();
+    let ids = h.queue.enqueue_workflow(import(2)).unwrap();
+    let first = h
+        .queue
+        .claim(&ClaimRequest::new("w", ["embed"]).lease(30 * SEC))
+        .unwrap()
+        .pop()
+        .unwrap();
+    h.queue
+        .fail(&first.lease, JobFailure::permanent("no"))
+        .unwrap();
+    // An operator cancelled the other piece: the final job cannot wait for it again.
+    let other = ids.pieces[1];
+    assert_eq!(h.queue.cancel(other).unwrap(), CancelOutcome::Cancelled);
+    let retried = h.queue.retry_workflow(ids.parent).unwrap();
+    assert_eq!((retried.requeued, retried.waiting_again), (1, 0));
+    assert_eq!(status(&h.queue, first.job.id), JobStatus::Queued);
+    assert_eq!(status(&h.queue, other), JobStatus::Cancelled);
+    assert_eq!(status(&h.queue, ids.then[0]), JobStatus::Cancelled);
+
+    // A workflow cancelled as a whole stays cancelled.
+    let ids = h.queue.enqueue_workflow(import(2)).unwrap();
+    h.queue.cancel_workflow(ids.parent).unwrap();
+    let retried = h.queue.retry_workflow(ids.parent).unwrap();
+    assert_eq!((retried.requeued, retried.waiting_again), (0, 0));
+    assert_eq!(status(&h.queue, ids.then[0]), JobStatus::Cancelled);
+}
+
+#[test]
+fn a_workflow_whose_final_job_runs_anyway_succeeds_as_that_job_does() {
+    let h = Harness::new();
+    let workflow = Workflow::new(NewJob::new("import", json!({})))
+        .pieces((0..2).map(|n| NewJob::new("embed", json!(n))))
+        .then(
+            NewJob::new("reindex", json!({}))
+                .options(EnqueueOptions::new().on_dependency_failure(DependencyFailure::Run)),
+        );
+    let ids = h.queue.enqueue_workflow(workflow).unwrap();
+    let parent = claim_all(&h.queue, &["import"]).pop().unwrap();
+    h.queue.complete(&parent.lease, None).unwrap();
+    let pieces = claim_all(&h.queue, &["embed"]);
+    h.queue.complete(&pieces[0].lease, None).unwrap();
+    h.queue
+        .fail(&pieces[1].lease, JobFailure::permanent("skipped"))
+        .unwrap();
+    let last = claim_all(&h.queue, &["reindex"]).pop().unwrap();
+    assert_eq!(last.job.id, ids.then[0]);
+    let state = h.queue.workflow(ids.parent).unwrap().unwrap();
+    assert!(!state.ended && !state.failed, "{state:?}");
+    h.queue.complete(&last.lease, None).unwrap();
+    let state = h.queue.workflow(ids.parent).unwrap().unwrap();
+    assert!(state.ended && !state.failed, "{state:?}");
+
+    // Without jobs after the pieces, a failed piece fails the workflow.
+    let ids = h
+        .queue
+        .enqueue_workflow(
+            Workflow::new(NewJob::new("import", json!(2))).pieces([NewJob::new("embed", json!(3))]),
+        )
+        .unwrap();
+    let piece = claim_all(&h.queue, &["embed"]).pop().unwrap();
+    h.queue
+        .fail(&piece.lease, JobFailure::permanent("no"))
+        .unwrap();
+    assert!(h.queue.workflow(ids.parent).unwrap().unwrap().failed);
+}
+
+#[test]
+fn a_jobs_dependencies_name_what_it_waits_for_and_what_waits_for_it() {
+    let h = Harness::new();
+    let ids = h.queue.enqueue_workflow(import(3)).unwrap();
+    let reindex = ids.then[0];
+    let deps = h.queue.dependencies(reindex).unwrap().unwrap();
+    assert_eq!(deps.waits_for, ids.pieces);
+    assert_eq!(deps.waits_for_total, 3);
+    assert!(deps.waited_by.is_empty());
+    let piece = h.queue.dependencies(ids.pieces[0]).unwrap().unwrap();
+    assert_eq!(piece.waited_by, [reindex]);
+    assert_eq!(piece.waited_by_total, 1);
+    assert!(h
+        .queue
+        .dependencies(JobId::from_raw(9_999))
+        .unwrap()
+        .is_none());
+
+    // Freed to run, it waits for nothing any more.
+    for job in claim_all(&h.queue, &["embed"]) {
+        h.queue.complete(&job.lease, None).unwrap();
+    }
+    let freed = h.queue.dependencies(reindex).unwrap().unwrap();
+    assert_eq!(freed.waits_for_total, 0);
+}
+
+#[test]
+fn pruning_and_deleting_a_cancelled_dependent_take_what_it_waited_for_with_it() {
+    let h = Harness::new();
+    let ids = h.queue.enqueue_workflow(import(1)).unwrap();
+    let piece = claim_all(&h.queue, &["embed"]).pop().unwrap();
+    h.queue
+        .fail(&piece.lease, JobFailure::permanent("no"))
+        .unwrap();
+    assert_eq!(status(&h.queue, ids.then[0]), JobStatus::Cancelled);
+    assert_eq!(
+        h.queue
+            .dependencies(ids.then[0])
+            .unwrap()
+            .unwrap()
+            .waits_for_total,
+        1
+    );
+    h.queue.delete(ids.then[0]).unwrap();
+    assert_eq!(
+        h.queue
+            .dependencies(ids.pieces[0])
+            .unwrap()
+            .unwrap()
+            .waited_by_total,
+        0
+    );
+}
+
+#[test]
+fn a_final_job_that_ran_anyway_and_failed_waits_again_for_the_pieces_retried_with_it() {
+    let h = Harness::new();
+    let workflow = Workflow::new(NewJob::new("import", json!({})))
+        .pieces((0..2).map(|n| NewJob::new("embed", json!(n))))
+        .then(
+            NewJob::new("reindex", json!({}))
+                .options(EnqueueOptions::new().on_dependency_failure(DependencyFailure::Run)),
+        );
+    let ids = h.queue.enqueue_workflow(workflow).unwrap();
+    let reindex = ids.then[0];
+    let pieces = claim_all(&h.queue, &["embed"]);
+    h.queue.complete(&pieces[0].lease, None).unwrap();
+    h.queue
+        .fail(&pieces[1].lease, JobFailure::permanent("missing"))
+        .unwrap();
+    // It ran anyway, and failed for want of the missing piece.
+    let last = claim_all(&h.queue, &["reindex"]).pop().unwrap();
+    h.queue
+        .fail(&last.lease, JobFailure::permanent("a message is missing"))
+        .unwrap();
+
+    let retried = h.queue.retry_workflow(ids.parent).unwrap();
+    assert_eq!((retried.requeued, retried.waiting_again), (2, 0));
+    let waiting = h.queue.get(reindex).unwrap().unwrap();
+    assert_eq!(waiting.status, JobStatus::Queued);
+    assert_eq!(
+        waiting.waiting_on_jobs, 1,
+        "the retried piece, not the one that succeeded"
+    );
+    assert!(
+        claim_all(&h.queue, &["reindex"]).is_empty(),
+        "not before the piece"
+    );
+    let again = claim_all(&h.queue, &["embed"]).pop().unwrap();
+    assert_eq!(again.job.id, pieces[1].job.id);
+    h.queue.complete(&again.lease, None).unwrap();
+    let last = claim_all(&h.queue, &["reindex"]).pop().unwrap();
+    assert_eq!(last.job.id, reindex);
+}
+
+#[test]
+fn a_workflow_in_flight_at_the_upgrade_keeps_its_waiting_job_marked() {
+    // A file as migration 13 left it: a workflow waiting, and no `waited` column.
+    let h = Harness::new();
+    let ids = h.queue.enqueue_workflow(import(1)).unwrap();
+    let path = h.queue.path().to_owned();
+    // The directory stays; the queue's connections close.
+    let Harness {
+        dir: _dir, queue, ..
+    } = h;
+    drop(queue);
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch("ALTER TABLE jobs DROP COLUMN waited; PRAGMA user_version = 13;")
+            .unwrap();
+    }
+    // Migration 14 marks the job that waits (its rows in job_deps say so), so the
+    // workflow's outcome is still its final job's.
+    let queue = Queue::open(&path, QueueOptions::new()).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let waited = |id: JobId| -> i64 {
+        conn.query_row("SELECT waited FROM jobs WHERE id = ?1", [id.raw()], |r| {
+            r.get(0)
+        })
+        .unwrap()
+    };
+    assert_eq!(waited(ids.then[0]), 1);
+    assert_eq!(waited(ids.pieces[0]), 0);
+    assert!(!queue.workflow(ids.parent).unwrap().unwrap().failed);
+}
