@@ -1,5 +1,5 @@
 import { clearMocks } from "@tauri-apps/api/mocks";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 
 import { JobsError, cancelWorkflow, enqueueWorkflow, getWorkflow, jobDependencies, retryWorkflow, watchJob } from "./index";
 import type { JobStatus, WorkflowState } from "./bindings";
@@ -166,5 +166,34 @@ describe("workflows", () => {
     expect(error.code).toBe("cancelled");
     expect(calls.map((c) => c.cmd)).toContain("plugin:jobs|cancel_workflow");
     expect(calls.map((c) => c.cmd)).not.toContain("plugin:jobs|cancel");
+  });
+});
+
+describe("workflows, on a fake clock", () => {
+  it("a followed workflow is read again every 2 s when no event comes", async () => {
+    vi.useFakeTimers();
+    try {
+      let reads = 0;
+      let state = flow([["running", 1]]);
+      backend((cmd) => {
+        if (cmd === "plugin:jobs|get_workflow") {
+          reads += 1;
+          return state;
+        }
+        return cmd === "plugin:jobs|get_job" ? jobRecord({ status: "succeeded", result: "late" }) : null;
+      });
+      const watching = watchJob(5);
+      await vi.advanceTimersByTimeAsync(10);
+      expect(reads).toBe(1);
+      // An end the page never heard of (a dropped event): the poll finds it.
+      state = flow([["succeeded", 1]], { status: "succeeded", ended: true });
+      await vi.advanceTimersByTimeAsync(1900);
+      expect(reads).toBe(1);
+      await vi.advanceTimersByTimeAsync(300);
+      await expect(watching).resolves.toBe("late");
+      expect(reads).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

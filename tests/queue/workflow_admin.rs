@@ -251,3 +251,23 @@ fn a_workflow_in_flight_at_the_upgrade_keeps_its_waiting_job_marked() {
     assert_eq!(waited(ids.pieces[0]), 0);
     assert!(!queue.workflow(ids.parent).unwrap().unwrap().failed);
 }
+
+#[test]
+fn a_job_waiting_again_keeps_a_start_still_to_come() {
+    let h = Harness::new();
+    let later = Duration::from_secs(3600);
+    let workflow = Workflow::new(NewJob::new("import", json!({})))
+        .pieces([NewJob::new("embed", json!(1))])
+        .then(NewJob::new("reindex", json!({})).options(EnqueueOptions::new().delay(later)));
+    let ids = h.queue.enqueue_workflow(workflow).unwrap();
+    let run_at = h.queue.get(ids.then[0]).unwrap().unwrap().run_at;
+    let piece = claim_all(&h.queue, &["embed"]).pop().unwrap();
+    h.queue
+        .fail(&piece.lease, JobFailure::permanent("no"))
+        .unwrap();
+    assert_eq!(status(&h.queue, ids.then[0]), JobStatus::Cancelled);
+    h.queue.retry_workflow(ids.parent).unwrap();
+    let waiting = h.queue.get(ids.then[0]).unwrap().unwrap();
+    assert_eq!(waiting.status, JobStatus::Queued);
+    assert_eq!(waiting.run_at, run_at, "its delay still holds");
+}

@@ -222,3 +222,40 @@ fn waiting_for_the_pieces_of_a_parent_with_hidden_pieces_is_refused_as_missing()
         "{refused}"
     );
 }
+
+#[test]
+fn a_webview_workflow_and_a_webview_wait_are_bounded_in_jobs() {
+    let app = app(&[]);
+    let before = jobs_in_db(&app);
+    let pieces: Vec<&str> = vec!["export"; 10_001];
+    let mut asked = workflow("export", &pieces, "export");
+    asked["workflow"]["then"] = json!([]);
+    let refused = app
+        .ui
+        .invoke_in("scoped", "enqueue_workflow", asked)
+        .unwrap_err();
+    assert_code(&refused, "invalidArgument");
+    assert!(
+        refused["message"].as_str().unwrap().contains("10000"),
+        "{refused}"
+    );
+
+    let ids: Vec<i64> = (1..=10_001).collect();
+    let refused = app
+        .ui
+        .invoke_in(
+            "scoped",
+            "enqueue",
+            json!({"kind": "export", "payload": 1, "options": {"after": ids}}),
+        )
+        .unwrap_err();
+    assert_code(&refused, "invalidArgument");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("options.after"),
+        "{refused}"
+    );
+    assert_eq!(jobs_in_db(&app), before, "nothing was written");
+}
