@@ -271,3 +271,19 @@ fn a_job_waiting_again_keeps_a_start_still_to_come() {
     assert_eq!(waiting.status, JobStatus::Queued);
     assert_eq!(waiting.run_at, run_at, "its delay still holds");
 }
+
+#[test]
+fn a_job_one_of_whose_dependencies_is_gone_stays_cancelled_when_retried() {
+    let h = Harness::new();
+    let ids = h.queue.enqueue_workflow(import(2)).unwrap();
+    let pieces = claim_all(&h.queue, &["embed"]);
+    h.queue.complete(&pieces[0].lease, None).unwrap();
+    h.queue
+        .fail(&pieces[1].lease, JobFailure::permanent("no"))
+        .unwrap();
+    // What the succeeded piece produced may be gone with it.
+    h.queue.delete(pieces[0].job.id).unwrap();
+    let retried = h.queue.retry_workflow(ids.parent).unwrap();
+    assert_eq!((retried.requeued, retried.waiting_again), (1, 0));
+    assert_eq!(status(&h.queue, ids.then[0]), JobStatus::Cancelled);
+}
