@@ -640,7 +640,8 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
      * workflow failed as its waiting jobs' policies say (a failed piece cancels the
      * final job by default; one enqueued with `onDependencyFailure: "run"` decides by
      * its own end). Progress is then the pieces ended of all of them, read again at
-     * most every 100 ms while jobs end; `signal` cancels the whole workflow. Pieces a
+     * most every 100 ms while jobs end and every 2 s anyway; `signal` cancels the whole
+     * workflow. Pieces a
      * parent enqueues while it runs are followed once it has ended.
      */
     async function watchJob(id, options = {}) {
@@ -671,7 +672,7 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
             }
         });
         const timers = new Set();
-        // Resolves after `ms`; its timer is forgotten once it fired or `settle` dropped it.
+        // Resolves after `ms`; its timer is forgotten once it fired or `drop` cleared it.
         const pause = (ms) => {
             let timer;
             const done = new Promise((resolve) => {
@@ -720,10 +721,9 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
             else if (job.progress !== null && !FINISHED.includes(job.status)) {
                 onProgress(percentOf(job.progress), job.progress.done, job.progress.total);
             }
-            for (;;) {
-                const ended = FINISHED.includes(job.status) && (flow === null || flow.ended);
-                if (ended)
-                    break;
+            // The job has ended, and so has its workflow if it has one.
+            const ended = () => FINISHED.includes(job.status) && (flow === null || flow.ended);
+            while (!ended()) {
                 if (following) {
                     const poll = pause(WORKFLOW_POLL_MS);
                     await Promise.race([changed(), poll.done]);
@@ -751,7 +751,7 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
                     following = true;
                     onProgress(percentOf(flow.progress), flow.progress.done, flow.progress.total);
                 }
-                if (aborted && !(FINISHED.includes(job.status) && (flow === null || flow.ended))) {
+                if (aborted && !ended()) {
                     throw new JobsError("cancelled", `job ${id} was cancelled; it stops when its handler notices`);
                 }
             }

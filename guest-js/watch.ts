@@ -130,7 +130,8 @@ function failures(flow: WorkflowState): string {
  * workflow failed as its waiting jobs' policies say (a failed piece cancels the
  * final job by default; one enqueued with `onDependencyFailure: "run"` decides by
  * its own end). Progress is then the pieces ended of all of them, read again at
- * most every 100 ms while jobs end; `signal` cancels the whole workflow. Pieces a
+ * most every 100 ms while jobs end and every 2 s anyway; `signal` cancels the whole
+ * workflow. Pieces a
  * parent enqueues while it runs are followed once it has ended.
  */
 export async function watchJob<T = Value>(
@@ -160,7 +161,7 @@ export async function watchJob<T = Value>(
     }
   });
   const timers = new Set<ReturnType<typeof setTimeout>>();
-  // Resolves after `ms`; its timer is forgotten once it fired or `settle` dropped it.
+  // Resolves after `ms`; its timer is forgotten once it fired or `drop` cleared it.
   const pause = (ms: number) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const done = new Promise<void>((resolve) => {
@@ -204,9 +205,9 @@ export async function watchJob<T = Value>(
     } else if (job.progress !== null && !FINISHED.includes(job.status)) {
       onProgress(percentOf(job.progress), job.progress.done, job.progress.total);
     }
-    for (;;) {
-      const ended = FINISHED.includes(job.status) && (flow === null || flow.ended);
-      if (ended) break;
+    // The job has ended, and so has its workflow if it has one.
+    const ended = () => FINISHED.includes(job.status) && (flow === null || flow.ended);
+    while (!ended()) {
       if (following) {
         const poll = pause(WORKFLOW_POLL_MS);
         await Promise.race([changed(), poll.done]);
@@ -232,7 +233,7 @@ export async function watchJob<T = Value>(
         following = true;
         onProgress(percentOf(flow.progress), flow.progress.done, flow.progress.total);
       }
-      if (aborted && !(FINISHED.includes(job.status) && (flow === null || flow.ended))) {
+      if (aborted && !ended()) {
         throw new JobsError("cancelled", `job ${id} was cancelled; it stops when its handler notices`);
       }
     }

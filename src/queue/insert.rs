@@ -136,10 +136,9 @@ pub(crate) fn insert_reaching(
     let own = |id: JobId| own_from.is_some_and(|from| id >= from);
     // A job of a kind the caller may not read is not there, for it.
     let readable = |id: JobId| -> Result<()> {
-        match jobs::kind_of(tx, id)? {
-            Some(kind) if jobs::within(reach, &kind) => Ok(()),
-            _ => Err(Error::JobNotFound(id)),
-        }
+        jobs::kind_within(tx, id, reach)?
+            .map(drop)
+            .ok_or(Error::JobNotFound(id))
     };
     if let Some(parent) = job.parent.filter(|parent| !own(*parent)) {
         readable(parent)?;
@@ -174,7 +173,7 @@ pub(crate) fn insert_reaching(
             // learns neither their ids nor how many.
             if reach.is_some() {
                 for piece in &pieces {
-                    if !jobs::kind_of(tx, *piece)?.is_some_and(|kind| jobs::within(reach, &kind)) {
+                    if jobs::kind_within(tx, *piece, reach)?.is_none() {
                         return Err(Error::JobNotFound(parent));
                     }
                 }

@@ -295,7 +295,7 @@ impl Queue {
         let db = self.db();
         let now = db.now();
         let (done, running) = db.write(now, |tx, changes| {
-            if !jobs::kind_of(tx, parent)?.is_some_and(|kind| jobs::within(reach, &kind)) {
+            if jobs::kind_within(tx, parent, reach)?.is_none() {
                 return Err(Error::JobNotFound(parent));
             }
             let (cancelled, running) = jobs::deps::cancel_tree(tx, parent, now, reach)?;
@@ -341,7 +341,7 @@ impl Queue {
         let db = self.db();
         let now = db.now();
         let done = db.write(now, |tx, changes| {
-            if !jobs::kind_of(tx, parent)?.is_some_and(|kind| jobs::within(reach, &kind)) {
+            if jobs::kind_within(tx, parent, reach)?.is_none() {
                 return Err(Error::JobNotFound(parent));
             }
             let done = jobs::deps::retry_tree(tx, parent, now, reach)?;
@@ -382,10 +382,7 @@ impl Queue {
         reach: Option<&Patterns>,
     ) -> Result<Option<JobDependencies>> {
         self.db().read(|conn| {
-            let Some(kind) = jobs::kind_of(conn, id)? else {
-                return Ok(None);
-            };
-            if !jobs::within(reach, &kind) {
+            if jobs::kind_within(conn, id, reach)?.is_none() {
                 return Ok(None);
             }
             let ((waits_for, waits_for_total), (waited_by, waited_by_total)) =

@@ -155,29 +155,57 @@ fn a_jobs_dependencies_name_what_it_waits_for_and_what_waits_for_it() {
 #[test]
 fn pruning_and_deleting_a_cancelled_dependent_take_what_it_waited_for_with_it() {
     let h = Harness::new();
-    let ids = h.queue.enqueue_workflow(import(1)).unwrap();
-    let piece = claim_all(&h.queue, &["embed"]).pop().unwrap();
-    h.queue
-        .fail(&piece.lease, JobFailure::permanent("no"))
-        .unwrap();
-    assert_eq!(status(&h.queue, ids.then[0]), JobStatus::Cancelled);
-    assert_eq!(
+    // The rows themselves: `dependencies` leaves out rows whose job is gone anyway.
+    let rows = |id: JobId| -> i64 {
+        rusqlite::Connection::open(h.queue.path())
+            .unwrap()
+            .query_row(
+                "SELECT count(*) FROM job_deps WHERE job_id = ?1",
+                [id.raw()],
+                |r| r.get(0),
+            )
+            .unwrap()
+    };
+    let cancelled_final = || {
+        let ids = h.queue.enqueue_workflow(import(1)).unwrap();
+        let piece = claim_all(&h.queue, &["embed"]).pop().unwrap();
         h.queue
-            .dependencies(ids.then[0])
-            .unwrap()
-            .unwrap()
-            .waits_for_total,
-        1
-    );
-    h.queue.delete(ids.then[0]).unwrap();
-    assert_eq!(
-        h.queue
-            .dependencies(ids.pieces[0])
-            .unwrap()
-            .unwrap()
-            .waited_by_total,
-        0
-    );
+            .fail(&piece.lease, JobFailure::permanent("no"))
+            .unwrap();
+        assert_eq!(status(&h.queue, ids.then[0]), JobStatus::Cancelled);
+        assert_eq!(rows(ids.then[0]), 1, "kept for a retry");
+        ids.then[0]
+    };
+    let deleted = cancelled_final();
+    h.queue.delete(deleted).unwrap();
+    assert_eq!(rows(deleted), 0);
+
+    let pruned = cancelled_final();
+    h.clock.advance(Duration::from_secs(3600));
+    assert!(h.queue.prune(Duration::from_secs(60)).unwrap() >= 1);
+    assert!(h.queue.get(pruned).unwrap().is_none());
+    assert_eq!(rows(pruned), 0);
+}
+
+#[test]
+fn a_jobs_dependencies_list_200_ids_a_side_and_count_them_all() {
+    let h = Harness::new();
+    let deps: Vec<JobId> = (0..250)
+        .map(|n| {
+            h.queue
+                .enqueue("embed", &n, EnqueueOptions::new())
+                .unwrap()
+                .id
+        })
+        .collect();
+    let last = h
+        .queue
+        .enqueue("reindex", &0, EnqueueOptions::new().after(deps.clone()))
+        .unwrap()
+        .id;
+    let listed = h.queue.dependencies(last).unwrap().unwrap();
+    assert_eq!(listed.waits_for, deps[..200]);
+    assert_eq!(listed.waits_for_total, 250);
 }
 
 #[test]

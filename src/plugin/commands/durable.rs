@@ -46,15 +46,7 @@ pub(super) async fn enqueue_as(
     scope.kind(&kind)?;
     let options = enqueue_options(options.unwrap_or_default(), actor)?;
     crate::queue::check_kind(&kind)?;
-    if !jobs.queue.is_registered(&kind) {
-        return Err(CommandError::new(
-            ErrorCode::UnknownKind,
-            format!(
-                "no handler in this app runs job kind {kind:?}: register one with \
-                 Builder::handler, or declare it with Builder::agent_kind if an agent runs it"
-            ),
-        ));
-    }
+    registered(jobs, &kind)?;
     let queue = jobs.queue.clone();
     blocking(move || {
         let job = NewJob::new(kind, payload).options(options);
@@ -62,6 +54,21 @@ pub(super) async fn enqueue_as(
         Ok(done.remove(0))
     })
     .await
+}
+
+/// Refuses a kind no handler in this app runs (nor an agent, declared): its jobs would
+/// wait for ever.
+pub(super) fn registered(jobs: &Jobs, kind: &str) -> CommandResult<()> {
+    if jobs.queue.is_registered(kind) {
+        return Ok(());
+    }
+    Err(CommandError::new(
+        ErrorCode::UnknownKind,
+        format!(
+            "no handler in this app runs job kind {kind:?}: register one with \
+             Builder::handler, or declare it with Builder::agent_kind if an agent runs it"
+        ),
+    ))
 }
 
 /// The longest idle time a webview's job may wait for: a day.

@@ -6,9 +6,9 @@
 
 use tauri::State;
 
-use super::durable::enqueue_options;
+use super::durable::{enqueue_options, registered};
 use super::{blocking, invalid, CommandResult, MAX_WORKFLOW_JOBS};
-use crate::plugin::error::{CommandError, ErrorCode};
+use crate::plugin::error::CommandError;
 use crate::plugin::models::{WorkflowArgs, WorkflowStep};
 use crate::plugin::scope::{ReadableKinds, Scope};
 use crate::plugin::Jobs;
@@ -90,19 +90,12 @@ fn step(jobs: &Jobs, scope: &Scope, at: &str, step: WorkflowStep) -> CommandResu
             "a workflow's steps take their parent from the workflow",
         ));
     }
-    let options = enqueue_options(args, Actor::User)
-        .map_err(|error| CommandError::new(error.code, format!("{at}: {}", error.message)))?;
+    // Where in the workflow, for what is refused below.
+    let at_step =
+        |error: CommandError| CommandError::new(error.code, format!("{at}: {}", error.message));
+    let options = enqueue_options(args, Actor::User).map_err(at_step)?;
     crate::queue::check_kind(&step.kind)?;
-    if !jobs.queue.is_registered(&step.kind) {
-        return Err(CommandError::new(
-            ErrorCode::UnknownKind,
-            format!(
-                "{at}: no handler in this app runs job kind {:?}: register one with \
-                 Builder::handler, or declare it with Builder::agent_kind if an agent runs it",
-                step.kind
-            ),
-        ));
-    }
+    registered(jobs, &step.kind).map_err(at_step)?;
     Ok(NewJob::new(step.kind, step.payload).options(options))
 }
 

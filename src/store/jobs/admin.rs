@@ -99,8 +99,7 @@ pub(crate) fn delete_finished(
             tally(tx, &kind, status, -1)?;
             if status == JobStatus::Cancelled {
                 // What a dependent cancelled by a failure waited for.
-                tx.prepare_cached("DELETE FROM job_deps WHERE job_id = ?1")?
-                    .execute([id.raw()])?;
+                super::deps::forget_waits(tx, id)?;
             }
             Ok(Ok(kind))
         }
@@ -136,8 +135,7 @@ pub(crate) fn cancel(
                 now.as_millis(),
                 crate::model::WAITING_FOR_JOBS
             ])?;
-            tx.prepare_cached("DELETE FROM job_deps WHERE job_id = ?1")?
-                .execute([id.raw()])?;
+            super::deps::forget_waits(tx, id)?;
             tally(tx, &kind, JobStatus::Cancelled, 1)?;
             Ok(CancelFound::Cancelled(kind, attempts))
         }
@@ -209,8 +207,7 @@ pub(crate) fn prune(
         delete.execute([id])?;
         if *cancelled {
             // What a dependent cancelled by a failure waited for (none for most).
-            tx.prepare_cached("DELETE FROM job_deps WHERE job_id = ?1")?
-                .execute([id])?;
+            super::deps::forget_waits(tx, JobId::from_raw(*id))?;
         }
     }
     let mut by_kind: Vec<(String, u64)> = Vec::new();
@@ -253,8 +250,7 @@ pub(crate) fn cancel_kind(
     };
     tally(tx, kind, JobStatus::Cancelled, cancelled.len() as i64)?;
     for change in &cancelled {
-        tx.prepare_cached("DELETE FROM job_deps WHERE job_id = ?1")?
-            .execute([change.id.raw()])?;
+        super::deps::forget_waits(tx, change.id)?;
     }
     let asked = tx
         .prepare_cached(
@@ -295,8 +291,7 @@ pub(crate) fn delete_kind(tx: &Transaction<'_>, kind: &str) -> Result<(Vec<JobId
         .filter(|(_, s)| matches!(s, JobStatus::Queued | JobStatus::Cancelled))
     {
         // Its own edges, if it waited for others.
-        tx.prepare_cached("DELETE FROM job_deps WHERE job_id = ?1")?
-            .execute([id.raw()])?;
+        super::deps::forget_waits(tx, *id)?;
     }
     Ok((gone.into_iter().map(|(id, _)| id).collect(), queued))
 }

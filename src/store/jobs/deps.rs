@@ -97,6 +97,13 @@ pub(crate) fn attach(
     Ok(Attached::Waiting)
 }
 
+/// Drops the rows saying what `id` waits (or waited) for.
+pub(crate) fn forget_waits(tx: &Transaction<'_>, id: JobId) -> Result<()> {
+    tx.prepare_cached("DELETE FROM job_deps WHERE job_id = ?1")?
+        .execute([id.raw()])?;
+    Ok(())
+}
+
 /// Makes `id` wait for `open` (jobs that have not ended): its rows, their flags, its
 /// count and the needs bit no claim reads.
 fn wait_for(tx: &Transaction<'_>, id: JobId, open: &[JobId], now: Timestamp) -> Result<()> {
@@ -128,6 +135,40 @@ pub(crate) fn pieces_of(tx: &Transaction<'_>, parent: JobId) -> Result<Vec<JobId
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// A job of a workflow as [`tree`] reads it.
+struct Member {
+    id: JobId,
+    kind: String,
+    status: JobStatus,
+    /// Enqueued to wait for others.
+    waited: bool,
+}
+
+/// The workflow under `parent`: the parent and its pieces, oldest first (the parent
+/// is older than any of its pieces); jobs of kinds outside `reach` are not there.
+fn tree(tx: &Transaction<'_>, parent: JobId, reach: Option<&Patterns>) -> Result<Vec<Member>> {
+    let mut statement = tx.prepare_cached(
+        "SELECT id, kind, status, waited FROM jobs WHERE id = ?1 \
+         UNION ALL SELECT id, kind, status, waited FROM jobs WHERE parent_id = ?1 ORDER BY 1",
+    )?;
+    let rows = statement.query_map([parent.raw()], |r| {
+        Ok(Member {
+            id: JobId::from_raw(r.get(0)?),
+            kind: r.get(1)?,
+            status: status_from(r, 2)?,
+            waited: r.get(3)?,
+        })
+    })?;
+    let mut members = Vec::new();
+    for member in rows {
+        let member = member?;
+        if within(reach, &member.kind) {
+            members.push(member);
+        }
+    }
+    Ok(members)
+}
+
 /// Cancels the workflow under `parent`: the parent and its pieces if queued (with
 /// every job waiting for them, as their policies say), and asks running ones to stop.
 /// Returns the state changes and the running jobs asked.
@@ -137,22 +178,12 @@ pub(crate) fn cancel_tree(
     now: Timestamp,
     reach: Option<&Patterns>,
 ) -> Result<(Vec<Change>, Vec<JobId>)> {
-    let mut ids = vec![parent];
-    ids.extend(pieces_of(tx, parent)?);
     let reason = format!("its workflow (#{}) was cancelled", parent.raw());
     let (mut changes, mut running) = (Vec::new(), Vec::new());
-    for id in ids {
-        let found: Option<(String, String)> = tx
-            .prepare_cached("SELECT kind, status FROM jobs WHERE id = ?1")?
-            .query_row([id.raw()], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()?;
-        // A job of a kind the caller may not touch is not there, for it.
-        let status = found
-            .filter(|(kind, _)| super::within(reach, kind))
-            .map(|(_, status)| status);
-        match status.as_deref() {
-            Some("queued") => cancel_one(tx, id, &reason, now, Edges::Drop, &mut changes)?,
-            Some("running") => {
+    for Member { id, status, .. } in tree(tx, parent, reach)? {
+        match status {
+            JobStatus::Queued => cancel_one(tx, id, &reason, now, Edges::Drop, &mut changes)?,
+            JobStatus::Running => {
                 tx.prepare_cached(
                     "UPDATE jobs SET cancel_requested = 1, follow_up = NULL, updated_at = ?2 \
                      WHERE id = ?1",
@@ -187,8 +218,6 @@ pub(crate) fn retry_tree(
     now: Timestamp,
     reach: Option<&Patterns>,
 ) -> Result<Retried> {
-    let mut ids = vec![parent];
-    ids.extend(pieces_of(tx, parent)?);
     let mut done = Retried {
         requeued: 0,
         restored: 0,
@@ -198,19 +227,18 @@ pub(crate) fn retry_tree(
     // Requeued jobs that had waited (and so ran after their dependencies, anyway):
     // they wait again for what runs again.
     let mut waited_again = Vec::new();
-    for &id in &ids {
-        let found: Option<(String, JobStatus)> = tx
-            .prepare_cached("SELECT kind, status FROM jobs WHERE id = ?1")?
-            .query_row([id.raw()], |r| Ok((r.get(0)?, status_from(r, 1)?)))
-            .optional()?;
-        match found.filter(|(kind, _)| within(reach, kind)) {
-            Some((_, JobStatus::Failed)) => {
+    for Member {
+        id,
+        kind,
+        status,
+        waited,
+    } in tree(tx, parent, reach)?
+    {
+        match status {
+            JobStatus::Failed => {
                 if let super::RetryFound::Requeued(kind, attempt) =
                     super::retry(tx, id, now, reach)?
                 {
-                    let waited: bool = tx
-                        .prepare_cached("SELECT waited FROM jobs WHERE id = ?1")?
-                        .query_row([id.raw()], |r| r.get(0))?;
                     if waited && id != parent {
                         waited_again.push(id);
                     }
@@ -224,7 +252,7 @@ pub(crate) fn retry_tree(
                     });
                 }
             }
-            Some((kind, JobStatus::Cancelled)) => cancelled.push((id, kind)),
+            JobStatus::Cancelled => cancelled.push((id, kind)),
             _ => {}
         }
     }
@@ -261,29 +289,20 @@ pub(crate) fn retry_tree(
             .filter(|(_, status)| *status != Some(JobStatus::Succeeded))
             .map(|(dep, _)| *dep)
             .collect();
-        let bit = if open.is_empty() { 0 } else { WAITING_FOR_JOBS };
         let attempt: u32 = tx
             .prepare_cached(
                 "UPDATE jobs SET status = 'queued', run_at = max(run_at, ?2), finished_at = NULL, \
-                 last_error = NULL, deps_left = ?3, needs = needs | ?4, updated_at = ?2 \
+                 last_error = NULL, updated_at = ?2 \
                  WHERE id = ?1 AND status = 'cancelled' RETURNING attempts",
             )?
-            .query_row(
-                params![id.raw(), now.as_millis(), open.len() as i64, bit],
-                |r| r.get(0),
-            )?;
+            .query_row(params![id.raw(), now.as_millis()], |r| r.get(0))?;
         tally(tx, &kind, JobStatus::Cancelled, -1)?;
         flag_kind_needs(tx, &kind, now)?;
         if open.is_empty() {
-            tx.prepare_cached("DELETE FROM job_deps WHERE job_id = ?1")?
-                .execute([id.raw()])?;
+            forget_waits(tx, id)?;
         } else {
-            for dep in &open {
-                tx.prepare_cached(
-                    "UPDATE jobs SET has_dependents = 1 WHERE id = ?1 AND has_dependents = 0",
-                )?
-                .execute([dep.raw()])?;
-            }
+            // Its rows are there still; the flags, count and bit come again.
+            wait_for(tx, id, &open, now)?;
         }
         done.restored += 1;
         done.changes.push(Change {
@@ -419,8 +438,9 @@ fn walk(
     let mut changes = Vec::new();
     let mut ended = vec![(id, status, cleared)];
     while let Some((dep, status, cleared)) = ended.pop() {
-        // Its edges stay (the dependent deletes them all when it is freed): a piece's end writes nothing but its own row, already written,
-        // and the dependent's count. The flag goes, so it is resolved once.
+        // Its edges stay (the dependent deletes them all when it is freed): a piece's
+        // end writes nothing but its own row, already written, and the dependent's
+        // count. The flag goes, so it is resolved once.
         if !cleared {
             tx.prepare_cached(
                 "UPDATE jobs SET has_dependents = 0 WHERE id = ?1 AND has_dependents = 1",
@@ -480,8 +500,7 @@ fn walk(
             if freed == 0 {
                 continue;
             }
-            tx.prepare_cached("DELETE FROM job_deps WHERE job_id = ?1")?
-                .execute([dependent.raw()])?;
+            forget_waits(tx, dependent)?;
             let (kind, attempt): (String, u32) = tx
                 .prepare_cached("SELECT kind, attempts FROM jobs WHERE id = ?1")?
                 .query_row([dependent.raw()], |r| Ok((r.get(0)?, r.get(1)?)))?;
@@ -547,8 +566,7 @@ fn cancel_one(
     };
     tally(tx, &kind, JobStatus::Cancelled, 1)?;
     if edges == Edges::Drop {
-        tx.prepare_cached("DELETE FROM job_deps WHERE job_id = ?1")?
-            .execute([id.raw()])?;
+        forget_waits(tx, id)?;
     }
     changes.push(Change {
         id,

@@ -21,6 +21,16 @@ pub(crate) fn kind_of(conn: &Connection, id: JobId) -> Result<Option<String>> {
         .optional()?)
 }
 
+/// The kind of job `id` when it exists and `reach` allows its kind: a job of another
+/// kind is not there, for a caller that may not read it.
+pub(crate) fn kind_within(
+    conn: &Connection,
+    id: JobId,
+    reach: Option<&Patterns>,
+) -> Result<Option<String>> {
+    Ok(kind_of(conn, id)?.filter(|kind| super::within(reach, kind)))
+}
+
 /// One job by id; a row with unreadable JSON comes back marked `unreadable`.
 pub(crate) fn get(conn: &Connection, id: JobId) -> Result<Option<Job>> {
     Ok(read_one(conn, id)?.map(|(job, _)| job))
