@@ -16,6 +16,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+use notify::event::ModifyKind;
 use notify::{EventKind, RecursiveMode, Watcher};
 
 /// A watch on one database's log, on or off; dropping it stops its thread.
@@ -41,6 +42,19 @@ fn wal_name(database: &Path) -> Option<OsString> {
     Some(name)
 }
 
+/// Whether an event on the log may be a commit. A commit writes the log's content, and
+/// a log created anew is written next; a change of the log's metadata alone is none:
+/// SQLite running as root changes the owner of a log every time a connection opens
+/// it (`fchown`, an attribute change to inotify), so a process that only reads the
+/// file now and then would otherwise wake every runner watching it.
+fn counts_as_written(kind: EventKind) -> bool {
+    match kind {
+        EventKind::Modify(ModifyKind::Metadata(_)) => false,
+        EventKind::Modify(_) | EventKind::Create(_) | EventKind::Any => true,
+        _ => false,
+    }
+}
+
 impl WalWatch {
     /// A watch, off, that calls `on_write` (on the watcher's thread; it must be quick)
     /// whenever the log of `database` is written or created while it is on.
@@ -61,10 +75,7 @@ impl WalWatch {
                 on_write();
                 return;
             };
-            let written = matches!(
-                event.kind,
-                EventKind::Modify(_) | EventKind::Create(_) | EventKind::Any
-            );
+            let written = counts_as_written(event.kind);
             if written
                 && event
                     .paths
@@ -99,6 +110,24 @@ impl WalWatch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_change_of_the_logs_metadata_alone_is_no_write() {
+        use notify::event::{CreateKind, DataChange, MetadataKind, RemoveKind};
+        assert!(counts_as_written(EventKind::Modify(ModifyKind::Data(
+            DataChange::Any
+        ))));
+        assert!(counts_as_written(EventKind::Modify(ModifyKind::Any)));
+        assert!(counts_as_written(EventKind::Create(CreateKind::File)));
+        assert!(counts_as_written(EventKind::Any));
+        assert!(!counts_as_written(EventKind::Modify(ModifyKind::Metadata(
+            MetadataKind::Ownership
+        ))));
+        assert!(!counts_as_written(EventKind::Modify(ModifyKind::Metadata(
+            MetadataKind::Any
+        ))));
+        assert!(!counts_as_written(EventKind::Remove(RemoveKind::File)));
+    }
 
     #[test]
     fn the_wal_sits_beside_the_database() {

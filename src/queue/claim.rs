@@ -372,6 +372,13 @@ impl Queue {
         })
     }
 
+    /// When this handle's next claim sweeps for expired leases (see
+    /// [`LEASE_SWEEP_INTERVAL`]): now or earlier if the next claim does.
+    pub(crate) fn next_sweep_at(&self) -> Timestamp {
+        let last = self.inner.last_reclaim.load(Ordering::Relaxed);
+        Timestamp::from_millis(last.saturating_add(duration_millis(LEASE_SWEEP_INTERVAL)))
+    }
+
     /// Whether a claim at `now` should first sweep for expired leases: at most once per
     /// [`LEASE_SWEEP_INTERVAL`] of clock time per queue handle.
     fn sweep_due(&self, now: Timestamp) -> bool {

@@ -11,7 +11,10 @@
 //! runtime only if it has to wait.
 //! Between rounds the thread sleeps until a handler returns, a job is enqueued or a
 //! cancel is asked for in this process, a lease is due for renewal, a queued job falls
-//! due, or the poll interval (jobs written by other processes) passes.
+//! due, or the poll interval (jobs written by other processes) passes. Those timed
+//! deadlines are worked out once after each round and kept until the next: a wake-up
+//! that brings no round (a write to the file's log that shows no other connection's
+//! commit) never postpones them.
 //!
 //! Compared with running each query through `spawn_blocking`, the thread costs two
 //! thread hand-offs per job instead of six, and none for a handler that finishes in
@@ -120,6 +123,9 @@ struct Inner {
     wake: Arc<dyn Fn() -> bool + Send + Sync>,
     // What ended while drain() runs; `None` otherwise, so a started runner keeps none.
     reports: Mutex<Option<Vec<Ran>>>,
+    // How many rounds the thread ran, for the tests of when it runs them.
+    #[cfg(test)]
+    rounds: std::sync::atomic::AtomicU64,
 }
 
 /// Runs durable jobs with registered handlers. Cheap to clone.
@@ -252,6 +258,8 @@ impl Runner {
                 wake_pending,
                 written_pending,
                 wake,
+                #[cfg(test)]
+                rounds: std::sync::atomic::AtomicU64::new(0),
             }),
         })
     }

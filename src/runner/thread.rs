@@ -117,6 +117,41 @@ impl Others {
     }
 }
 
+/// When the thread's next timed round is due: the poll interval, a lease renewal, a
+/// lease of any process running out or its sweep, a job falling due. Worked out once
+/// after each round, when the thread first has to wait, and kept until the next round,
+/// so that wake-ups which bring no round (writes to the log that show no other
+/// connection's commit, as a stream of them can be) never postpone it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Due {
+    /// Not worked out yet since the last round, which found every slot busy
+    /// (`saturated`) or failed.
+    After {
+        saturated: bool,
+        failed: bool,
+    },
+    At(Instant),
+}
+
+impl Due {
+    /// The deadline, worked out from `wait` (how long from now) the first time.
+    fn at(&mut self, wait: impl FnOnce(bool, bool) -> Duration) -> Instant {
+        match *self {
+            Due::At(at) => at,
+            Due::After { saturated, failed } => {
+                let at = Instant::now() + wait(saturated, failed);
+                *self = Due::At(at);
+                at
+            }
+        }
+    }
+
+    /// Whether the deadline, once worked out, has come.
+    fn passed(&self) -> bool {
+        matches!(self, Due::At(at) if *at <= Instant::now())
+    }
+}
+
 impl Runner {
     /// Starts the runner's thread; handlers run on the current tokio runtime.
     /// Calling it again, or after [`stop`](Runner::stop), does nothing.
@@ -145,28 +180,34 @@ impl Runner {
         let mut others = Others::new(db.data_version().ok());
         let mut batch = Vec::new();
         let mut claim = true;
+        let mut due = Due::After {
+            saturated: false,
+            failed: false,
+        };
         loop {
-            // After a failed round (a full disk, a file locked past the busy deadline),
-            // the next one waits for the poll interval or a signal, never less.
-            let (saturated, failed) = if claim {
-                match self.round(std::mem::take(&mut batch)) {
+            if claim {
+                // After a failed round (a full disk, a file locked past the busy
+                // deadline), the next one waits for the poll interval or a signal,
+                // never less.
+                due = match self.round(std::mem::take(&mut batch)) {
                     Ok((saturated, worked)) => {
                         if worked {
                             others.busy(&db);
                         }
-                        (saturated, false)
+                        Due::After {
+                            saturated,
+                            failed: false,
+                        }
                     }
                     Err(error) => {
                         tracing::warn!(%error, "runner round failed; trying again after the poll interval");
-                        (false, true)
+                        Due::After {
+                            saturated: false,
+                            failed: true,
+                        }
                     }
-                }
-            } else {
-                (
-                    self.running() >= self.inner.settings.workers as usize,
-                    false,
-                )
-            };
+                };
+            }
             let inbox = lock(&self.inner.inbox);
             // Work already waiting (often a handler that finished during its first
             // poll) needs no wait, nor the query that works out how long to wait.
@@ -180,18 +221,20 @@ impl Runner {
                         claim = true;
                         continue;
                     }
-                    let mut wait = if failed {
-                        self.inner.settings.poll_interval
-                    } else {
-                        self.next_wait(saturated)
-                    };
-                    if let Some(at) = others.deadline() {
-                        wait = wait.min(at.saturating_duration_since(Instant::now()));
-                    }
-                    match inbox.recv_timeout(wait) {
+                    let at = due.at(|saturated, failed| {
+                        if failed {
+                            self.inner.settings.poll_interval
+                        } else {
+                            self.next_wait(saturated)
+                        }
+                    });
+                    let until = others.deadline().map_or(at, |recheck| recheck.min(at));
+                    match inbox.recv_timeout(until.saturating_duration_since(Instant::now())) {
                         Ok(signal) => signal,
                         Err(RecvTimeoutError::Timeout) => {
-                            claim = others.timed_out(&db);
+                            // A recheck that finds no commit is no round, unless the
+                            // round's own time has come meanwhile.
+                            claim = others.timed_out(&db) || Instant::now() >= at;
                             continue;
                         }
                         Err(RecvTimeoutError::Disconnected) => return others.release(&db),
@@ -213,7 +256,9 @@ impl Runner {
                 return others.release(&db);
             }
             // A write to the log alone: this process's own (nothing to do) or another's.
-            claim = !only_written || others.written(&db);
+            // Without another's commit the round's deadline stays where it was: the
+            // wake-up may bring a round earlier, never push the timed one later.
+            claim = !only_written || others.written(&db) || due.passed();
         }
     }
 
@@ -235,6 +280,8 @@ impl Runner {
     /// the freed slots refilled in one transaction. Returns whether every slot is busy,
     /// and whether any attempt ended or started.
     fn round(&self, batch: Vec<(Lease, Option<Outcome>)>) -> Result<(bool, bool)> {
+        #[cfg(test)]
+        self.inner.rounds.fetch_add(1, Ordering::Relaxed);
         self.maintain()?;
         let (ended, started) = self.settle(batch, true)?;
         Ok((
@@ -269,11 +316,17 @@ impl Runner {
         // A lease running out (another process's worker died or froze: its job must
         // be reclaimed whatever else happens in the file); a live one renews first.
         // Just past the expiry, as the sweep takes leases that ran out by then; one
-        // that ran out already waits for the next sweep (at most one a
-        // `LEASE_SWEEP_INTERVAL`), never a spin.
+        // that ran out already waits for this handle's next sweep (at most one a
+        // `LEASE_SWEEP_INTERVAL`), or a whole interval when the sweep was due and this
+        // round did not claim (every slot busy): never a spin.
         if let Ok(Some(at)) = self.inner.queue.next_lease_expiry() {
             let until = if at < now {
-                LEASE_SWEEP_INTERVAL
+                let sweep = self.inner.queue.next_sweep_at();
+                if sweep > now {
+                    sweep.duration_since(now)
+                } else {
+                    LEASE_SWEEP_INTERVAL
+                }
             } else {
                 at.saturating_add(Duration::from_millis(1))
                     .duration_since(now)
@@ -421,5 +474,46 @@ mod tests {
         clock.advance(Duration::from_secs(3));
         assert!(clock.now() > Timestamp::from_millis(1_800_000_002_000));
         assert_eq!(runner.next_wait(false), LEASE_SWEEP_INTERVAL);
+        // Just after a sweep (another claim on the handle) that came too early for
+        // it: until the next sweep, not a whole interval more.
+        queue.enqueue("theirs", &2, EnqueueOptions::new()).unwrap();
+        let short = other.lease(Duration::from_millis(500));
+        assert_eq!(queue.claim(&short).unwrap().len(), 1, "and swept");
+        clock.advance(Duration::from_millis(600));
+        assert_eq!(runner.next_wait(false), Duration::from_millis(400));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn wake_ups_that_bring_no_commit_never_postpone_the_poll() {
+        use std::sync::atomic::Ordering;
+        use std::time::Instant;
+
+        use crate::runner::Signal;
+        let dir = tempfile::tempdir().unwrap();
+        let queue = Queue::open(dir.path().join("raw.db"), QueueOptions::new()).unwrap();
+        let poll = Duration::from_millis(50);
+        let settings = RunnerSettings {
+            poll_interval: poll,
+            retention: None,
+            ..RunnerSettings::default()
+        };
+        let runner = Runner::new(queue, vec![hold("mine")], settings).unwrap();
+        runner.start();
+        // A stream of log wake-ups that show no commit (this process's own writes,
+        // say), faster than the poll and than the rechecks after each.
+        let stream = Duration::from_millis(600);
+        let started = Instant::now();
+        let before = runner.inner.rounds.load(Ordering::Relaxed);
+        let mut every = tokio::time::interval(Duration::from_millis(5));
+        while started.elapsed() < stream {
+            every.tick().await;
+            runner.inner.signals.send(Signal::Written).unwrap();
+        }
+        let rounds = runner.inner.rounds.load(Ordering::Relaxed) - before;
+        runner.stop(Duration::from_secs(1)).await.unwrap();
+        assert!(
+            rounds >= 6,
+            "{rounds} rounds in {stream:?} of wake-ups, polling every {poll:?}"
+        );
     }
 }
