@@ -8,7 +8,9 @@
 //! - [`Health`] of a component, with a reason a person can read;
 //! - how a sync run ended ([`SyncOutcome`], [`SkipReason`]);
 //! - name [`Patterns`] (`*` for any run of characters), which scopes are made of;
-//! - [`sanitize_error`] and [`redact`]: error text made safe to store and show.
+//! - [`sanitize_error`] and [`redact`]: error text made safe to store and show;
+//! - `reasons`: why the queue ended a job its handler did not, and how that reads for
+//!   a window that may not see the job it names.
 //!
 //! The modules that act on these types re-export them where users first meet them
 //! (`queue::JobId`, `local::LocalJob`, `health::Health`, `clock::Timestamp`).
@@ -20,6 +22,7 @@ mod job;
 mod local;
 mod patterns;
 mod policies;
+pub(crate) mod reasons;
 mod redact;
 mod sync;
 pub(crate) mod time;

@@ -2,6 +2,8 @@
 //! transaction (dedupe keys honoured, a parent and the jobs to wait for checked
 //! against what the caller may read, the wait attached).
 
+use std::collections::HashSet;
+
 use rusqlite::Transaction;
 use serde::Serialize;
 
@@ -110,8 +112,7 @@ pub(crate) fn insert(
 pub(crate) const MAX_SCOPED_DEPENDENCIES: usize = 10_000;
 
 /// [`insert`], with a parent, and jobs to wait for, that must be of a kind `reach`
-/// allows, unless they are at or after `own_from`: jobs this same transaction
-/// created (a workflow's parent, for its pieces).
+/// allows.
 pub(crate) fn insert_within(
     tx: &Transaction<'_>,
     job: &PreparedJob,
@@ -123,7 +124,9 @@ pub(crate) fn insert_within(
     insert_reaching(tx, job, now, next, changes, reach, None)
 }
 
-/// [`insert_within`], with the ids from `own_from` on the caller's own.
+/// [`insert_within`], with the jobs in `own` the caller's own whatever their kind: the
+/// ids the earlier steps of the same workflow got in this transaction (its parent, for
+/// its pieces; its pieces, for the jobs after them), and nothing else.
 pub(crate) fn insert_reaching(
     tx: &Transaction<'_>,
     job: &PreparedJob,
@@ -131,16 +134,16 @@ pub(crate) fn insert_reaching(
     next: &mut NextId,
     changes: &mut Changes,
     reach: Option<&Patterns>,
-    own_from: Option<JobId>,
+    own: Option<&HashSet<JobId>>,
 ) -> Result<Enqueued> {
-    let own = |id: JobId| own_from.is_some_and(|from| id >= from);
+    let own_job = |id: JobId| own.is_some_and(|own| own.contains(&id));
     // A job of a kind the caller may not read is not there, for it.
     let readable = |id: JobId| -> Result<()> {
         jobs::kind_within(tx, id, reach)?
             .map(drop)
             .ok_or(Error::JobNotFound(id))
     };
-    if let Some(parent) = job.parent.filter(|parent| !own(*parent)) {
+    if let Some(parent) = job.parent.filter(|parent| !own_job(*parent)) {
         readable(parent)?;
     }
     let (id, outcome, attempt) = jobs::insert(
@@ -195,10 +198,7 @@ pub(crate) fn insert_reaching(
                 ),
             ));
         }
-        let reach = jobs::deps::Reach {
-            kinds: reach,
-            own_from,
-        };
+        let reach = jobs::deps::Reach { kinds: reach, own };
         match jobs::deps::attach(tx, id, &deps, job.run_on_failed_deps, now, reach)? {
             jobs::deps::Attached::Cancelled(reason) => cancelled = Some(reason),
             jobs::deps::Attached::Waiting | jobs::deps::Attached::Free => {}

@@ -6,10 +6,11 @@ use super::Queue;
 use crate::bus::JobsPruned;
 use crate::clock::Timestamp;
 use crate::error::{Error, Result};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::model::{
-    Conditions, Constraints, Job, JobFilter, JobId, JobStatus, KindCount, Patterns, WaitingFor,
+    reasons, Conditions, Constraints, Job, JobFilter, JobId, JobStatus, KindCount, Patterns,
+    WaitingFor,
 };
 use crate::store::jobs;
 
@@ -81,6 +82,59 @@ impl Queue {
         }
     }
 
+    /// One job as a caller reads it who may see only the kinds `kinds` allows (a
+    /// scoped window): a job of another kind is not there, and nothing in the one
+    /// returned names a job of another kind (see [`list_matching`](Queue::list_matching)).
+    pub(crate) fn get_matching(&self, id: JobId, kinds: &Patterns) -> Result<Option<Job>> {
+        let Some(job) = self.get(id)?.filter(|job| kinds.allows(&job.kind)) else {
+            return Ok(None);
+        };
+        let mut one = [job];
+        self.as_seen_by(&mut one, kinds)?;
+        let [job] = one;
+        Ok(Some(job))
+    }
+
+    /// Makes `jobs` read as a caller who may see only the kinds `kinds` allows: a
+    /// reason the queue wrote that names a job of another kind (a job it waited for, its
+    /// workflow) reads without it, and a parent of another kind is not there.
+    pub(crate) fn as_seen_by(&self, jobs: &mut [Job], kinds: &Patterns) -> Result<()> {
+        if kinds.is_open() {
+            return Ok(());
+        }
+        for job in jobs.iter_mut() {
+            let seen = job
+                .last_error
+                .as_deref()
+                .and_then(|error| reasons::as_seen(error, kinds));
+            if seen.is_some() {
+                job.last_error = seen;
+            }
+        }
+        let mut parents: Vec<JobId> = jobs.iter().filter_map(|job| job.parent).collect();
+        if parents.is_empty() {
+            return Ok(());
+        }
+        parents.sort_unstable();
+        parents.dedup();
+        let hidden: HashSet<JobId> = self.db().read(|conn| {
+            let mut hidden = HashSet::new();
+            for parent in parents {
+                // A parent that is gone (pruned) is nobody's to hide.
+                if jobs::kind_of(conn, parent)?.is_some_and(|kind| !kinds.allows(&kind)) {
+                    hidden.insert(parent);
+                }
+            }
+            Ok(hidden)
+        })?;
+        for job in jobs {
+            if job.parent.is_some_and(|parent| hidden.contains(&parent)) {
+                job.parent = None;
+            }
+        }
+        Ok(())
+    }
+
     /// A page of jobs, newest first.
     pub fn list(&self, filter: &JobFilter) -> Result<Vec<Job>> {
         self.list_matching(filter, &Patterns::open())
@@ -88,7 +142,10 @@ impl Queue {
 
     /// A page of jobs, newest first, of the kinds `kinds` allows only: a full page when
     /// there are enough, however many jobs of other kinds lie between them. For a UI
-    /// scoped to some kinds ([`Patterns::closed`] lists nothing).
+    /// scoped to some kinds ([`Patterns::closed`] lists nothing): nothing in the page
+    /// names a job of another kind (a job's `parent` of such a kind is `None`, a
+    /// `last_error` the queue wrote about one says "one this window cannot see"), and
+    /// the pieces of a parent of such a kind are not listed.
     ///
     /// A page holds at most `filter.limit` jobs and ends early, after at least one,
     /// once their payloads and results pass [`MAX_PAGE_BYTES`]: a page shorter than
@@ -101,10 +158,17 @@ impl Queue {
                 format!("{limit} is not from 1 to {MAX_PAGE_JOBS}"),
             ));
         }
-        let mut page = self
-            .db()
-            .read(|conn| jobs::list(conn, filter, limit, kinds, MAX_PAGE_BYTES))?;
+        let mut page = self.db().read(|conn| {
+            // A parent of a kind the caller may not see is not there, nor its pieces.
+            if let Some(parent) = filter.parent.filter(|_| !kinds.is_open()) {
+                if jobs::kind_within(conn, parent, Some(kinds))?.is_none() {
+                    return Ok(Vec::new());
+                }
+            }
+            jobs::list(conn, filter, limit, kinds, MAX_PAGE_BYTES)
+        })?;
         self.mark_handled(&mut page);
+        self.as_seen_by(&mut page, kinds)?;
         Ok(page)
     }
 

@@ -6,6 +6,8 @@
 //! claimed by no one until they have ended, and the transaction that ends the last of
 //! them frees it (`store::jobs::deps`).
 
+use std::collections::HashSet;
+
 use serde::Serialize;
 
 use super::insert::{insert_reaching, insert_within};
@@ -193,18 +195,23 @@ impl Queue {
         db.write(now, |tx, changes| {
             let mut next = NextId::new();
             let top = insert_within(tx, &parent[0], now, &mut next, changes, reach)?.id;
-            // The workflow's own jobs are the caller's whatever it may read.
-            let own = Some(top);
+            // The workflow's own jobs are the caller's whatever it may read: the ids
+            // its steps got here (created, or kept by a dedupe key), and no others.
+            let mut own = HashSet::from([top]);
             let mut piece_ids = Vec::with_capacity(pieces.len());
             for piece in &pieces {
                 let piece = piece.clone().with_parent(top);
-                piece_ids
-                    .push(insert_reaching(tx, &piece, now, &mut next, changes, reach, own)?.id);
+                let id =
+                    insert_reaching(tx, &piece, now, &mut next, changes, reach, Some(&own))?.id;
+                own.insert(id);
+                piece_ids.push(id);
             }
             let mut then_ids = Vec::with_capacity(then.len());
             for job in &then {
                 let job = job.clone().with_parent(top).waiting_for(&piece_ids);
-                then_ids.push(insert_reaching(tx, &job, now, &mut next, changes, reach, own)?.id);
+                then_ids.push(
+                    insert_reaching(tx, &job, now, &mut next, changes, reach, Some(&own))?.id,
+                );
             }
             Ok(WorkflowIds {
                 parent: top,

@@ -259,3 +259,200 @@ fn a_webview_workflow_and_a_webview_wait_are_bounded_in_jobs() {
     );
     assert_eq!(jobs_in_db(&app), before, "nothing was written");
 }
+
+// ===== no text a window reads names a job it may not read =====
+
+#[test]
+fn a_parent_kept_by_its_dedupe_key_makes_no_later_job_the_workflows_own() {
+    let app = app(&[]);
+    let mut first = workflow("export", &["export"], "export");
+    first["workflow"]["parent"]["options"]["dedupeKey"] = json!("nightly");
+    let first = app
+        .ui
+        .invoke_in("scoped", "enqueue_workflow", first)
+        .unwrap();
+    // A job of a kind the window may not read, newer than that parent.
+    let hidden = enqueue(&app, "main", "ingest").unwrap();
+    let before = jobs_in_db(&app);
+
+    // The parent step is kept by its key: the hidden job is still not the workflow's.
+    let mut again = workflow("export", &["export"], "export");
+    again["workflow"]["parent"]["options"]["dedupeKey"] = json!("nightly");
+    again["workflow"]["pieces"][0]["options"]["after"] = json!([hidden]);
+    let refused = app
+        .ui
+        .invoke_in("scoped", "enqueue_workflow", again.clone())
+        .unwrap_err();
+    assert_code(&refused, "notFound");
+    assert_eq!(jobs_in_db(&app), before, "nothing was written");
+    // Answered exactly like an id that is not there at all.
+    again["workflow"]["pieces"][0]["options"]["after"] = json!([999_999]);
+    let missing = app
+        .ui
+        .invoke_in("scoped", "enqueue_workflow", again.clone())
+        .unwrap_err();
+    assert_code(&missing, "notFound");
+
+    // Its own steps are still its own, kept parent included.
+    again["workflow"]["pieces"][0]["options"]["after"] = json!([]);
+    let ids = app
+        .ui
+        .invoke_in("scoped", "enqueue_workflow", again)
+        .unwrap();
+    assert_eq!(ids["parent"], first["parent"], "kept by its key");
+}
+
+/// The ids of the `jobStateChanged` events `channel` heard.
+fn job_ids_heard(channel: &MockChannel) -> Vec<Value> {
+    channel
+        .drain()
+        .into_iter()
+        .filter(|message| message["event"]["type"] == json!("jobStateChanged"))
+        .map(|message| message["event"]["id"].clone())
+        .collect()
+}
+
+#[test]
+fn a_job_ended_by_a_hidden_job_reads_without_it_in_every_route() {
+    use tauri_plugin_jobs::queue::{ClaimRequest, EnqueueOptions, JobFailure, NewJob, Workflow};
+    let app = app(&[]);
+    let queue = app.ui.jobs().queue().clone();
+    let scoped_events = app.ui.subscribe("scoped");
+
+    // An export workflow with an ingest piece (the app's own Rust code may mix kinds);
+    // the piece fails, and the export job waiting for it is cancelled, naming it.
+    let mixed = queue
+        .enqueue_workflow(
+            Workflow::new(NewJob::new("export", json!(1)))
+                .pieces([NewJob::new("ingest", json!(2))])
+                .then(NewJob::new("export", json!(3))),
+        )
+        .unwrap();
+    let claimed = queue
+        .claim(&ClaimRequest::new("worker", ["ingest"]))
+        .unwrap();
+    assert_eq!(claimed[0].job.id, mixed.pieces[0]);
+    queue
+        .fail(&claimed[0].lease, JobFailure::permanent("no such mailbox"))
+        .unwrap();
+    let last = json!(mixed.then[0]);
+    let full = queue
+        .get(mixed.then[0])
+        .unwrap()
+        .unwrap()
+        .last_error
+        .unwrap();
+    assert!(
+        full.contains(&format!("#{} (ingest)", mixed.pieces[0])),
+        "{full}"
+    );
+
+    // What the scoped window reads: one, a page, the watch's read.
+    let seen = "a job it waited for, one this window cannot see, failed";
+    let one = app
+        .ui
+        .invoke_in("scoped", "get_job", json!({"id": last}))
+        .unwrap();
+    assert_eq!(one["lastError"], json!(seen), "{one}");
+    let page = app
+        .ui
+        .invoke_in("scoped", "list_jobs", json!({"filter": {"kind": "export"}}))
+        .unwrap();
+    let listed = page
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|job| job["id"] == last)
+        .expect("listed");
+    assert_eq!(listed["lastError"], json!(seen));
+    // A window that may read the piece reads the whole reason.
+    let main = app
+        .ui
+        .invoke_in("main", "get_job", json!({"id": last}))
+        .unwrap();
+    assert_eq!(main["lastError"], json!(full));
+    // The workflow's state counts what the window may read, and names nothing.
+    let state = app
+        .ui
+        .invoke_in("scoped", "get_workflow", json!({"parent": mixed.parent}))
+        .unwrap();
+    assert_eq!(state["progress"], json!({"done": 1, "total": 1}), "{state}");
+    // The events it heard name only jobs it may read.
+    let mine = [json!(mixed.parent), last.clone()];
+    for id in job_ids_heard(&scoped_events) {
+        assert!(mine.contains(&id), "heard of job {id}");
+    }
+
+    // A workflow of a hidden kind with a piece the window may read: cancelled, the
+    // piece reads "its workflow was cancelled", no parent, and the parent's pieces
+    // are not listed for it.
+    let later = EnqueueOptions::new().delay(Duration::from_secs(3600));
+    let theirs = queue
+        .enqueue_workflow(Workflow::new(NewJob::new("ingest", json!(1))).pieces([
+            NewJob::new("export", json!(2)).options(later),
+            NewJob::new("export", json!(3)),
+        ]))
+        .unwrap();
+    let piece = json!(theirs.pieces[0]);
+    // An agent of the window claims the other piece: its job names no parent either.
+    let agent_claimed = app
+        .ui
+        .invoke_in(
+            "scoped",
+            "agent_claim",
+            json!({"request": {"agent": "a", "kinds": ["export"], "maxJobs": 10}}),
+        )
+        .unwrap();
+    let claimed_piece = agent_claimed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|claimed| claimed["job"]["id"] == json!(theirs.pieces[1]))
+        .expect("claimed");
+    assert_eq!(
+        claimed_piece["job"]["parent"],
+        Value::Null,
+        "{claimed_piece}"
+    );
+    queue.cancel_workflow(theirs.parent).unwrap();
+    let one = app
+        .ui
+        .invoke_in("scoped", "get_job", json!({"id": piece}))
+        .unwrap();
+    assert_eq!(
+        one["lastError"],
+        json!("its workflow was cancelled"),
+        "{one}"
+    );
+    assert_eq!(one["parent"], Value::Null, "{one}");
+    let main = app
+        .ui
+        .invoke_in("main", "get_job", json!({"id": piece}))
+        .unwrap();
+    assert_eq!(main["parent"], json!(theirs.parent));
+    assert!(
+        main["lastError"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("#{} (ingest)", theirs.parent)),
+        "{main}"
+    );
+    let pieces = app
+        .ui
+        .invoke_in(
+            "scoped",
+            "list_jobs",
+            json!({"filter": {"parent": theirs.parent}}),
+        )
+        .unwrap();
+    assert_eq!(pieces, json!([]));
+    let pieces = app
+        .ui
+        .invoke_in(
+            "main",
+            "list_jobs",
+            json!({"filter": {"parent": theirs.parent}}),
+        )
+        .unwrap();
+    assert_eq!(pieces.as_array().unwrap().len(), 2);
+}

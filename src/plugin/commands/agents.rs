@@ -104,7 +104,15 @@ pub async fn agent_claim(
         .max_jobs(max_jobs);
     claim.limits = limits;
     let queue = jobs.queue.clone();
-    blocking(move || queue.claim(&claim)).await
+    blocking(move || {
+        let mut claimed = queue.claim(&claim)?;
+        // What the agent reads of its jobs names no job of a kind outside its scope.
+        for one in &mut claimed {
+            queue.as_seen_by(std::slice::from_mut(&mut one.job), scope.kinds())?;
+        }
+        Ok(claimed)
+    })
+    .await
 }
 
 /// Renews an agent's lease; with `progress`, stores and publishes how far it is.

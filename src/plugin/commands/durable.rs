@@ -160,9 +160,9 @@ pub(super) fn enqueue_options(args: EnqueueArgs, actor: Actor) -> CommandResult<
 #[cfg_attr(feature = "specta", specta::specta)]
 pub async fn get_job(jobs: State<'_, Jobs>, scope: Scope, id: JobId) -> CommandResult<Option<Job>> {
     let queue = jobs.queue.clone();
-    let job = blocking(move || queue.get(id)).await?;
-    // A job of a kind outside the scope is not there, for this window.
-    Ok(job.filter(|job| scope.allows_kind(&job.kind)))
+    // A job of a kind outside the scope is not there, for this window, nor named in
+    // what it reads of another job.
+    blocking(move || queue.get_matching(id, scope.kinds())).await
 }
 
 /// A page of durable jobs, newest first.

@@ -11,12 +11,14 @@
 //! after it. Nothing scans: a job with dependents is flagged (`has_dependents`), and
 //! the attempt-ending update of a job without any never looks.
 
+use std::collections::HashSet;
+
 use rusqlite::{params, OptionalExtension, Transaction};
 
 use super::{flag_kind_needs, status_from, tally, within, Change};
 use crate::clock::Timestamp;
 use crate::error::{Error, Result};
-use crate::model::{JobId, JobStatus, Patterns, WAITING_FOR_JOBS};
+use crate::model::{reasons, JobId, JobStatus, Patterns, WAITING_FOR_JOBS};
 
 /// What a new job's dependencies came to at its enqueue.
 pub(crate) enum Attached {
@@ -28,17 +30,17 @@ pub(crate) enum Attached {
     Cancelled(String),
 }
 
-/// Which dependencies a caller may name: of the kinds `kinds` allows, or its own
-/// (created by the same transaction, at or after `own_from`).
+/// Which dependencies a caller may name: of the kinds `kinds` allows, or its own (the
+/// jobs of the workflow it is enqueueing, in `own`).
 #[derive(Clone, Copy)]
 pub(crate) struct Reach<'a> {
     pub(crate) kinds: Option<&'a Patterns>,
-    pub(crate) own_from: Option<JobId>,
+    pub(crate) own: Option<&'a HashSet<JobId>>,
 }
 
 impl Reach<'_> {
     fn allows(&self, id: JobId, kind: &str) -> bool {
-        self.own_from.is_some_and(|from| id >= from) || within(self.kinds, kind)
+        within(self.kinds, kind) || self.own.is_some_and(|own| own.contains(&id))
     }
 }
 
@@ -69,7 +71,7 @@ pub(crate) fn attach(
             Some((_, JobStatus::Succeeded)) => {}
             Some((kind, status)) if !run_anyway => {
                 // Every dependency is checked first: a missing one refuses the enqueue.
-                cancelled.get_or_insert_with(|| why(dep, &kind, status));
+                cancelled.get_or_insert_with(|| reasons::dependency_ended(dep, &kind, status));
                 ended_badly.push(dep);
             }
             Some(_) => {}
@@ -178,9 +180,13 @@ pub(crate) fn cancel_tree(
     now: Timestamp,
     reach: Option<&Patterns>,
 ) -> Result<(Vec<Change>, Vec<JobId>)> {
-    let reason = format!("its workflow (#{}) was cancelled", parent.raw());
+    let members = tree(tx, parent, reach)?;
+    let Some(top) = members.first().filter(|top| top.id == parent) else {
+        return Ok((Vec::new(), Vec::new()));
+    };
+    let reason = reasons::workflow_cancelled(parent, &top.kind);
     let (mut changes, mut running) = (Vec::new(), Vec::new());
-    for Member { id, status, .. } in tree(tx, parent, reach)? {
+    for Member { id, status, .. } in members {
         match status {
             JobStatus::Queued => cancel_one(tx, id, &reason, now, Edges::Drop, &mut changes)?,
             JobStatus::Running => {
@@ -470,7 +476,7 @@ fn walk(
                 cancel_one(
                     tx,
                     dependent,
-                    &why(dep, &dep_kind, status),
+                    &reasons::dependency_ended(dep, &dep_kind, status),
                     now,
                     Edges::Keep,
                     &mut changes,
@@ -576,14 +582,4 @@ fn cancel_one(
         attempt,
     });
     Ok(())
-}
-
-/// Why a dependent is cancelled: "job #12 (embed) failed".
-fn why(dep: JobId, kind: &str, status: JobStatus) -> String {
-    let what = if status == JobStatus::Cancelled {
-        "was cancelled"
-    } else {
-        "failed"
-    };
-    format!("the job it waited for, #{} ({kind}), {what}", dep.raw())
 }
