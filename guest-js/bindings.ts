@@ -1191,7 +1191,22 @@ secs: number } |
 /**  Other jobs to end first ([`EnqueueOptions::after`](crate::queue::EnqueueOptions::after)). */
 { condition: "jobs"; 
 /**  How many have not ended yet. */
-left: number };
+left: number } | 
+/**  A free slot: the kind's cap on running jobs, across every process, is full. */
+{ condition: "slot"; 
+/**  The cap. */
+cap: number; 
+/**
+ *  How many of the running jobs are held by a worker that stopped answering:
+ *  its lease ran out, or its process on this machine is gone. Their slots come
+ *  back at the next sweep (within a second).
+ */
+stale: number; 
+/**
+ *  The earliest end of the running jobs' leases: a holder that is frozen or
+ *  died unseen gives its slot back by then, a live one renews first.
+ */
+leaseEndsAt: Timestamp | null };
 
 /**
  *  A workflow for the `enqueue_workflow` command: the parent, its pieces, and the

@@ -250,11 +250,12 @@ describe("inspector", () => {
     inspector.destroy();
   });
 
-  it("a job that waits for the machine says what for", async () => {
+  it("a job that waits for the machine or a slot says what for", async () => {
     backend(
       [
         job(1, { kind: "embed", waitingFor: [{ condition: "acPower" }, { condition: "userIdle", secs: 300 }] }),
         job(2),
+        job(3, { kind: "gpu", waitingFor: [{ condition: "slot", cap: 2, stale: 1, leaseEndsAt: 1_000 }] }),
       ],
       false,
     );
@@ -265,6 +266,7 @@ describe("inspector", () => {
     const status = (id: number) => (root.querySelector(`#jobs tr[data-id="${id}"] td.status`) as HTMLElement).textContent;
     expect(status(1)).toContain("waiting for a charger and you to be away for 5 min");
     expect(status(2)).not.toContain("waiting");
+    expect(status(3)).toContain("waiting for a free slot (2 of 2 held, 1 by a worker that stopped answering)");
     inspector.destroy();
   });
 

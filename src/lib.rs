@@ -12,7 +12,7 @@
 //!
 //! ```text
 //! model
-//! locks panics random json tempdir watch
+//! locks panics random json tempdir watch holder
 //! clock error backoff
 //! kinds bus health progress conditions
 //! store
@@ -34,7 +34,8 @@
 //!   [`Error`], `backoff` (one exponential backoff in the two jitter modes; its
 //!   [`RetryPolicy`](queue::RetryPolicy) is re-exported by [`queue`]), `kinds` (what the
 //!   queue knows about a kind: [`Schema`](queue::Schema), [`KindSpec`](queue::KindSpec)),
-//!   `watch` (a wake-up when any process writes `raw.db`'s write-ahead log).
+//!   `watch` (a wake-up when any process writes `raw.db`'s write-ahead log), `holder`
+//!   (which process holds a lease, and whether it is gone).
 //! - [`bus`]: typed events, with handlers that never miss one and bounded streams that
 //!   drop the oldest; [`health`] re-exports the health model it carries; `progress`
 //!   throttles progress reports to about one event a percent; [`conditions`]: where
@@ -83,6 +84,7 @@
 
 pub mod model;
 
+mod holder;
 mod json;
 mod locks;
 mod panics;

@@ -247,3 +247,120 @@ fn crash_child() {
         runner.stop(Duration::from_secs(1)).await.unwrap();
     });
 }
+
+const CAPPED: &str = "capped";
+const CAP: u32 = 2;
+
+/// A child that runs `capped` jobs (a cap of 2, a 30 s lease) that never end, and
+/// says so for each on stdout; the parent kills it with SIGKILL.
+fn start_holding_child(path: &std::path::Path) -> Reaper {
+    use std::io::BufRead;
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["holding_child", "--exact", "--ignored", "--nocapture"])
+        .env(CHILD_DB, path)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let child = Reaper(Some(child));
+    let started = std::io::BufReader::new(stdout)
+        .lines()
+        .map_while(Result::ok)
+        .filter(|line| line.starts_with("started"))
+        .take(CAP as usize)
+        .count();
+    assert_eq!(started, CAP as usize, "the child started its jobs");
+    child
+}
+
+/// Enqueues four capped jobs, lets a child run two of them and kills it; then a runner
+/// of this process (started before the kill with `live`, after it without) must run
+/// all four long before the dead child's 30 s leases would have run out. Returns how
+/// long that took after the kill.
+fn dead_holders_slots_come_back(live: bool) -> Duration {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("raw.db");
+    let queue = Queue::open(&path, QueueOptions::new()).unwrap();
+    let ids: Vec<_> = (0..4)
+        .map(|n| queue.enqueue(CAPPED, &n, EnqueueOptions::new()).unwrap().id)
+        .collect();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let _entered = runtime.enter();
+    let quick = Handler::new(CAPPED, |_: serde_json::Value, _ctx: JobContext| async {
+        Ok(())
+    })
+    .concurrency(CAP);
+    let runner = Runner::new(queue.clone(), vec![quick], RunnerSettings::for_tests()).unwrap();
+    let mut child = start_holding_child(&path);
+    if live {
+        runner.start();
+        // Its first rounds find the cap full and nothing else to do: it is idle when
+        // the child dies.
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let process = child.0.as_mut().unwrap();
+    process.kill().unwrap(); // SIGKILL
+    process.wait().unwrap();
+    let killed = Instant::now();
+    if !live {
+        // The app starts again.
+        runner.start();
+    }
+    let deadline = killed + Duration::from_secs(20);
+    while ids
+        .iter()
+        .any(|id| queue.get(*id).unwrap().unwrap().status != JobStatus::Succeeded)
+    {
+        assert!(Instant::now() < deadline, "the capped jobs did not all run");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let took = killed.elapsed();
+    runtime
+        .block_on(runner.stop(Duration::from_secs(1)))
+        .unwrap();
+    // The two the child held lost an attempt to its death, not to a failure.
+    let lost = ids
+        .iter()
+        .filter(|id| queue.get(**id).unwrap().unwrap().attempts == 2)
+        .count();
+    assert_eq!(lost, CAP as usize);
+    took
+}
+
+#[test]
+fn a_restart_after_a_kill_9_runs_a_capped_kinds_jobs_within_a_second() {
+    let took = dead_holders_slots_come_back(false);
+    eprintln!("all four ran {took:?} after the kill (the dead child's leases: 30 s)");
+    assert!(took < Duration::from_secs(1), "took {took:?}");
+}
+
+#[test]
+fn a_live_runner_takes_back_a_killed_processs_slots_within_a_poll_and_a_sweep() {
+    let took = dead_holders_slots_come_back(true);
+    eprintln!("all four ran {took:?} after the kill (poll 1 s, sweep 1 s; leases 30 s)");
+    assert!(
+        took < Duration::from_secs(3),
+        "took {took:?}: about a poll interval and a sweep is the promise"
+    );
+}
+
+/// The child side of the two tests above.
+#[test]
+#[ignore = "started by the tests of a killed holder"]
+fn holding_child() {
+    let path = std::env::var(CHILD_DB).expect("started by the parent test");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async move {
+        let queue = Queue::open(&path, QueueOptions::new()).unwrap();
+        let hold = Handler::new(CAPPED, |_: serde_json::Value, ctx: JobContext| async move {
+            println!("started {}", ctx.id);
+            std::future::pending::<()>().await;
+            Ok(())
+        })
+        .concurrency(CAP);
+        let settings = RunnerSettings::for_tests().lease(Duration::from_secs(30));
+        let runner = Runner::new(queue, vec![hold], settings).unwrap();
+        runner.start();
+        std::future::pending::<()>().await;
+    });
+}

@@ -4,8 +4,9 @@
 //! - A helper process claims a job and freezes (SIGSTOP: what a hung or suspended
 //!   helper looks like). The app's own runner, idle in another process, polling once
 //!   an hour, must notice the lease running out and run the job within about one
-//!   lease plus one sweep interval (it wakes when the earliest lease runs out). When
-//!   the frozen helper wakes, its late write is fenced out.
+//!   lease plus one sweep interval (it wakes when the earliest lease runs out), and
+//!   not before the lease ran out (a frozen holder is alive). When the frozen helper
+//!   wakes, its late write is fenced out.
 //! - The same while the file is noisy: another process opens it, reads a row and
 //!   closes it every 10 ms (as root, each open changes the owner of the log, which a
 //!   file watch reports), and the runner's own process writes through the runner's
@@ -202,6 +203,11 @@ async fn frozen_holders_job_runs_again(noisy: bool) {
     assert!(
         ran_in_time,
         "not run again within {bound:?}: about a lease and a sweep interval is the promise"
+    );
+    // Frozen is not gone: the helper is alive, and keeps its lease to the end.
+    assert!(
+        took >= LEASE,
+        "reclaimed after {took:?}, before the lease ran out"
     );
     let deadline = Instant::now() + Duration::from_secs(10);
     while queue.get(id).unwrap().unwrap().status != JobStatus::Succeeded {

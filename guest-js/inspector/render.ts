@@ -81,6 +81,10 @@ export function waitingText(waiting: readonly WaitingFor[] | null | undefined): 
         return `you to be away for ${duration(w.secs * 1000)}`;
       case "jobs":
         return `${w.left} more job${w.left === 1 ? "" : "s"} to end`;
+      case "slot":
+        return w.stale === 0
+          ? `a free slot (${w.cap} of ${w.cap} running)`
+          : `a free slot (${w.cap} of ${w.cap} held, ${w.stale} by a worker that stopped answering)`;
     }
   });
   return `waiting for ${words.join(" and ")}`;

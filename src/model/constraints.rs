@@ -18,6 +18,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::Timestamp;
+
 const AC_POWER: i64 = 1;
 const UNMETERED: i64 = 2;
 /// Not a constraint: the job waits for other jobs to end (`store::jobs::deps`). Never
@@ -265,6 +267,19 @@ pub enum WaitingFor {
         /// How many have not ended yet.
         left: u32,
     },
+    /// A free slot: the kind's cap on running jobs, across every process, is full.
+    #[serde(rename_all = "camelCase")]
+    Slot {
+        /// The cap.
+        cap: u32,
+        /// How many of the running jobs are held by a worker that stopped answering:
+        /// its lease ran out, or its process on this machine is gone. Their slots come
+        /// back at the next sweep (within a second).
+        stale: u32,
+        /// The earliest end of the running jobs' leases: a holder that is frozen or
+        /// died unseen gives its slot back by then, a live one renews first.
+        lease_ends_at: Option<Timestamp>,
+    },
 }
 
 impl std::fmt::Display for WaitingFor {
@@ -275,6 +290,13 @@ impl std::fmt::Display for WaitingFor {
             WaitingFor::UnmeteredNetwork => f.write_str("an unmetered network"),
             WaitingFor::UserIdle { secs } => write!(f, "the user idle for {secs} s"),
             WaitingFor::Jobs { left } => write!(f, "{left} more job(s) to end"),
+            WaitingFor::Slot { cap, stale: 0, .. } => {
+                write!(f, "a free slot ({cap} of {cap} running)")
+            }
+            WaitingFor::Slot { cap, stale, .. } => write!(
+                f,
+                "a free slot ({cap} of {cap} held, {stale} by a worker that stopped answering)"
+            ),
         }
     }
 }

@@ -210,6 +210,11 @@ impl Queue {
             None => Vec::new(),
         };
         let sweep = request.is_some() && self.sweep_due(now);
+        let gone = if sweep {
+            self.gone_holders()?
+        } else {
+            Vec::new()
+        };
         let conditions = db.conditions(now);
         // A wake from sleep seen by this handle gives running leases time to renew.
         let woke_at = db.woke_at();
@@ -219,7 +224,7 @@ impl Queue {
             // a claim that found work, the next one goes straight to the write: the
             // reads would only add a read transaction to every job.
             let nothing = db.read(|conn| {
-                let expired = sweep && jobs::any_expired(conn, now)?;
+                let expired = sweep && (!gone.is_empty() || jobs::any_expired(conn, now)?);
                 Ok(!expired && !jobs::any_runnable(conn, &versioned, now, &conditions)?)
             })?;
             if nothing {
@@ -253,6 +258,7 @@ impl Queue {
                             now,
                             DEFAULT_MAX_LEASE_EXPIRIES,
                             woke_at,
+                            &gone,
                         )?);
                     }
                     let at = (now, &conditions);
@@ -271,14 +277,16 @@ impl Queue {
         Ok((results, claimed))
     }
 
-    /// Ends every expired lease now, as a claim would first. Returns how many.
+    /// Ends every expired lease now, as a claim would first, and every lease whose
+    /// holder is a process of this machine that is gone. Returns how many.
     pub fn reclaim_expired(&self) -> Result<usize> {
         let db = self.db();
         let now = db.now();
         let woke_at = db.woke_at();
-        let changes = db
-            .store()
-            .write(|tx| jobs::reclaim_expired(tx, now, DEFAULT_MAX_LEASE_EXPIRIES, woke_at))?;
+        let gone = self.gone_holders()?;
+        let changes = db.store().write(|tx| {
+            jobs::reclaim_expired(tx, now, DEFAULT_MAX_LEASE_EXPIRIES, woke_at, &gone)
+        })?;
         let count = changes.len();
         db.publish(changes, now);
         Ok(count)
@@ -370,6 +378,15 @@ impl Queue {
             }
             Ok(earliest)
         })
+    }
+
+    /// The marks of the lease holders of running jobs that are surely gone: processes
+    /// of this machine that died (`crate::holder`). Their jobs need not wait for their
+    /// leases to run out.
+    fn gone_holders(&self) -> Result<Vec<String>> {
+        let mut marks = self.db().read(jobs::lease_processes)?;
+        marks.retain(|mark| crate::holder::is_gone(mark));
+        Ok(marks)
     }
 
     /// When this handle's next claim sweeps for expired leases (see

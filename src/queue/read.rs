@@ -54,6 +54,11 @@ impl Queue {
                         left: job.waiting_on_jobs,
                     });
                 }
+                // Runnable but for the cap: a slot is what it waits for.
+                let runnable = job.waiting_for.is_empty() && job.run_at <= marks.now;
+                if let Some(slot) = marks.full.get(&job.kind).filter(|_| runnable) {
+                    job.waiting_for.push(*slot);
+                }
             }
         }
     }
@@ -67,11 +72,19 @@ impl Queue {
         if !any_queued {
             return Marks::default();
         }
-        let (limits, needs) = self
+        let (limits, needs, held) = self
             .db()
-            .read(|conn| Ok((jobs::rate_limits(conn)?, jobs::kind_needs(conn)?)))
+            .read(|conn| {
+                Ok((
+                    jobs::rate_limits(conn)?,
+                    jobs::kind_needs(conn)?,
+                    jobs::full_caps(conn)?,
+                ))
+            })
             .unwrap_or_default();
         Marks {
+            now,
+            full: slots(held, now),
             limited: limits
                 .into_iter()
                 .filter(|(_, rate)| rate.room(now) == 0)
@@ -188,6 +201,9 @@ impl Queue {
             if let Some(needs) = marks.needs.get(&count.kind).filter(|_| queued) {
                 count.waiting_for = marks.conditions.unmet(needs);
             }
+            if let Some(slot) = marks.full.get(&count.kind).filter(|_| queued) {
+                count.waiting_for.push(*slot);
+            }
         }
         Ok(counts)
     }
@@ -300,4 +316,36 @@ struct Marks {
     limited: HashMap<String, Timestamp>,
     needs: HashMap<String, Constraints>,
     conditions: Conditions,
+    now: Timestamp,
+    /// Kinds whose cap is full: what their queued jobs wait for.
+    full: HashMap<String, WaitingFor>,
+}
+
+/// What a queued job of each kind whose cap `held` fills waits for, at `now`.
+fn slots(held: Vec<jobs::HeldSlot>, now: Timestamp) -> HashMap<String, WaitingFor> {
+    let mut full = HashMap::new();
+    for slot in held {
+        let stale = slot.lease_expires_at.is_some_and(|at| at <= now)
+            || slot
+                .lease_process
+                .as_deref()
+                .is_some_and(crate::holder::is_gone);
+        let waiting = full.entry(slot.kind).or_insert(WaitingFor::Slot {
+            cap: slot.cap,
+            stale: 0,
+            lease_ends_at: None,
+        });
+        if let WaitingFor::Slot {
+            stale: count,
+            lease_ends_at,
+            ..
+        } = waiting
+        {
+            *count += u32::from(stale);
+            if let Some(at) = slot.lease_expires_at {
+                *lease_ends_at = Some(lease_ends_at.map_or(at, |e: Timestamp| e.min(at)));
+            }
+        }
+    }
+    full
 }

@@ -324,6 +324,14 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ALTER TABLE jobs ADD COLUMN waited INTEGER NOT NULL DEFAULT 0;
     UPDATE jobs SET waited = 1 WHERE id IN (SELECT job_id FROM job_deps);
     "#,
+    // 15: the process that holds a lease (`crate::holder`).
+    // - `jobs.lease_process`: the mark of the process whose claim took the lease
+    //   (`linux/<boot>/<pid namespace>/<pid>/<start time>`; NULL where it cannot be
+    //   read, and once the lease ends), so that a claimer on the same machine can
+    //   reclaim at once a job whose holder is gone rather than wait out its lease.
+    r#"
+    ALTER TABLE jobs ADD COLUMN lease_process TEXT;
+    "#,
 ];
 
 /// The schema version this build writes and reads.

@@ -166,3 +166,68 @@ fn a_cap_of_zero_pauses_a_kind() {
         .unwrap()
         .is_empty());
 }
+
+#[test]
+fn a_queued_job_of_a_full_kind_says_it_waits_for_a_slot_and_who_holds_it() {
+    use tauri_plugin_jobs::queue::WaitingFor;
+    let h = Harness::new();
+    h.queue.set_kind_limit("gpu", Some(2)).unwrap();
+    let held: Vec<JobId> = (0..2)
+        .map(|i| {
+            h.queue
+                .enqueue("gpu", &i, EnqueueOptions::new())
+                .unwrap()
+                .id
+        })
+        .collect();
+    let waiting = h
+        .queue
+        .enqueue("gpu", &2, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    let later = h
+        .queue
+        .enqueue("gpu", &3, EnqueueOptions::new().delay(3600 * SEC))
+        .unwrap()
+        .id;
+    assert_eq!(h.queue.get(waiting).unwrap().unwrap().waiting_for, vec![]);
+
+    let request = ClaimRequest::new("w", ["gpu"]).lease(30 * SEC).max_jobs(4);
+    assert_eq!(h.queue.claim(&request).unwrap().len(), 2);
+    let lease_end = START.saturating_add(30 * SEC);
+    let slot = |stale| WaitingFor::Slot {
+        cap: 2,
+        stale,
+        lease_ends_at: Some(lease_end),
+    };
+    let job = h.queue.get(waiting).unwrap().unwrap();
+    assert_eq!(job.waiting_for, vec![slot(0)]);
+    assert_eq!(
+        job.waiting_for[0].to_string(),
+        "a free slot (2 of 2 running)"
+    );
+    // A job not due yet waits for its time, not for a slot.
+    assert_eq!(h.queue.get(later).unwrap().unwrap().waiting_for, vec![]);
+    let counts = h.queue.counts().unwrap();
+    let queued = counts
+        .iter()
+        .find(|c| c.kind == "gpu" && c.status == JobStatus::Queued)
+        .unwrap();
+    assert_eq!(queued.waiting_for, vec![slot(0)]);
+
+    // The holder stopped renewing: both leases ran out, not swept yet.
+    h.advance(31 * SEC);
+    let job = h.queue.get(waiting).unwrap().unwrap();
+    assert_eq!(job.waiting_for, vec![slot(2)]);
+    assert_eq!(
+        job.waiting_for[0].to_string(),
+        "a free slot (2 of 2 held, 2 by a worker that stopped answering)"
+    );
+    // Swept, and the one runnable first claimed: a slot is still free, so the jobs
+    // that came back wait for nothing.
+    let taken = h.queue.claim(&request.clone().max_jobs(1)).unwrap();
+    assert_eq!(taken[0].job.id, waiting);
+    for id in held {
+        assert_eq!(h.queue.get(id).unwrap().unwrap().waiting_for, vec![]);
+    }
+}

@@ -156,7 +156,7 @@ pub(crate) fn exit_running(
                 $set,
                 $also,
                 ", lease_owner = NULL, lease_expires_at = NULL, lease_token = NULL, \
-                 lease_expiries = 0, \
+                 lease_process = NULL, lease_expiries = 0, \
                  updated_at = ?4 \
                  WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3 \
                  AND lease_token = ?5",

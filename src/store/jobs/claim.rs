@@ -24,11 +24,15 @@ const NEXT_RUN_SCAN: u32 = 256;
 /// looks expired: a lease is then reclaimed only once its holder has had one renewal
 /// period (a third of the lease) since the wake and did not renew. A holder that is
 /// alive renews in that time; one that died, or is frozen, does not.
+///
+/// The leases of holders known to be gone (`gone`: their marks, see `crate::holder`)
+/// end too, whether or not they ran out, as if they had just now.
 pub(crate) fn reclaim_expired(
     tx: &Transaction<'_>,
     now: Timestamp,
     default_expiries: u32,
     woke_at: Option<Timestamp>,
+    gone: &[String],
 ) -> Result<Vec<Change>> {
     // ?1 now, ?2 the default; `dead` is whether this expiry is the last one allowed.
     macro_rules! dead {
@@ -56,24 +60,30 @@ pub(crate) fn reclaim_expired(
         dead!(),
         " THEN lost_attempts ELSE lost_attempts + 1 END, \
            lease_expiries = lease_expiries + 1, \
-           run_at = lease_expires_at, \
-           lease_owner = NULL, lease_expires_at = NULL, lease_token = NULL, updated_at = ?1 \
+           run_at = min(lease_expires_at, ?1), \
+           lease_owner = NULL, lease_expires_at = NULL, lease_token = NULL, \
+           lease_process = NULL, updated_at = ?1 \
          WHERE id IN (SELECT id FROM jobs INDEXED BY jobs_active \
-                      WHERE status = 'running' AND lease_expires_at <= ?1 \
-                      AND (?3 IS NULL OR ?3 + coalesce(lease_ms, 30000) / 3 <= ?1)) \
+                      WHERE status = 'running' AND (lease_expires_at <= ?1 \
+                      AND (?3 IS NULL OR ?3 + coalesce(lease_ms, 30000) / 3 <= ?1) \
+                      OR ?4 IS NOT NULL AND lease_process IN (SELECT value FROM json_each(?4)))) \
          RETURNING id, kind, status, attempts, follow_up IS NOT NULL"
     ))?;
     let woke_at = woke_at.map(Timestamp::as_millis);
-    let rows = statement.query_map(params![now.as_millis(), default_expiries, woke_at], |r| {
-        let change = Change {
-            id: JobId::from_raw(r.get(0)?),
-            kind: r.get(1)?,
-            from: Some(JobStatus::Running),
-            to: status_from(r, 2)?,
-            attempt: r.get(3)?,
-        };
-        Ok((change, r.get::<_, bool>(4)?))
-    })?;
+    let gone = (!gone.is_empty()).then(|| serde_json::to_string(gone).unwrap_or_default());
+    let rows = statement.query_map(
+        params![now.as_millis(), default_expiries, woke_at, gone],
+        |r| {
+            let change = Change {
+                id: JobId::from_raw(r.get(0)?),
+                kind: r.get(1)?,
+                from: Some(JobStatus::Running),
+                to: status_from(r, 2)?,
+                attempt: r.get(3)?,
+            };
+            Ok((change, r.get::<_, bool>(4)?))
+        },
+    )?;
     let reclaimed: Vec<(Change, bool)> = rows.collect::<rusqlite::Result<_>>()?;
     drop(statement);
     let mut changes = Vec::with_capacity(reclaimed.len());
@@ -109,6 +119,17 @@ pub(crate) fn any_expired(conn: &Connection, now: Timestamp) -> Result<bool> {
              WHERE status = 'running' AND lease_expires_at <= ?1)",
         )?
         .query_row([now.as_millis()], |r| r.get(0))?)
+}
+
+/// The marks of the processes holding the leases of running jobs (each once), where
+/// they were stored: what a claimer looks at for holders that are gone.
+pub(crate) fn lease_processes(conn: &Connection) -> Result<Vec<String>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT DISTINCT lease_process FROM jobs INDEXED BY jobs_active \
+         WHERE status = 'running' AND lease_process IS NOT NULL",
+    )?;
+    let rows = statement.query_map([], |r| r.get(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// The earliest `lease_expires_at` of a running job (the running rows are few).
@@ -308,7 +329,8 @@ pub(crate) fn mark_running(
     tx.prepare_cached(
         "UPDATE jobs SET status = 'running', lease_owner = ?2, lease_expires_at = ?3, \
          attempts = attempts + 1, started_at = ?4, updated_at = ?4, \
-         progress_done = NULL, progress_total = NULL, lease_token = ?5, lease_ms = ?6 \
+         progress_done = NULL, progress_total = NULL, lease_token = ?5, lease_ms = ?6, \
+         lease_process = ?7 \
          WHERE id = ?1 AND status = 'queued'",
     )?
     .execute(params![
@@ -317,7 +339,8 @@ pub(crate) fn mark_running(
         expires_at.as_millis(),
         now.as_millis(),
         token,
-        lease_ms
+        lease_ms,
+        crate::holder::this_process()
     ])?;
     match read_one(tx, JobId::from_raw(id))? {
         None => Err(Error::JobNotFound(JobId::from_raw(id))),
@@ -349,7 +372,7 @@ pub(crate) fn fail_unreadable(
     let attempts = tx
         .prepare_cached(
             "UPDATE jobs SET status = 'failed', last_error = ?2, finished_at = ?3, updated_at = ?3, \
-             lease_owner = NULL, lease_expires_at = NULL, lease_token = NULL \
+             lease_owner = NULL, lease_expires_at = NULL, lease_token = NULL, lease_process = NULL \
              WHERE id = ?1 RETURNING attempts",
         )?
         .query_row(params![id.raw(), error, now.as_millis()], |r| r.get(0))?;

@@ -203,6 +203,35 @@ pub(crate) fn kind_needs(conn: &Connection) -> Result<Vec<(String, Constraints)>
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// A running job of a kind whose cap is full, as [`full_caps`] reads it.
+#[derive(Debug, Clone)]
+pub(crate) struct HeldSlot {
+    pub kind: String,
+    pub cap: u32,
+    pub lease_expires_at: Option<Timestamp>,
+    pub lease_process: Option<String>,
+}
+
+/// The running jobs of every kind whose stored cap they fill (the running rows are
+/// few): what a queued job of such a kind waits for.
+pub(crate) fn full_caps(conn: &Connection) -> Result<Vec<HeldSlot>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT j.kind, k.max_running, j.lease_expires_at, j.lease_process \
+         FROM kinds k JOIN jobs j INDEXED BY jobs_active ON j.status = 'running' AND j.kind = k.kind \
+         WHERE k.max_running IS NOT NULL AND k.max_running <= \
+           (SELECT count(*) FROM jobs INDEXED BY jobs_active WHERE status = 'running' AND kind = k.kind)",
+    )?;
+    let rows = statement.query_map([], |r| {
+        Ok(HeldSlot {
+            kind: r.get(0)?,
+            cap: r.get(1)?,
+            lease_expires_at: r.get::<_, Option<i64>>(2)?.map(Timestamp::from_millis),
+            lease_process: r.get(3)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// The paused kinds, by name.
 pub(crate) fn paused_kinds(conn: &Connection) -> Result<Vec<String>> {
     let mut statement =
