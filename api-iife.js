@@ -385,6 +385,8 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
          *  job the window may read.
          */
         jobDependencies: (id) => typedError(invoke("plugin:jobs|job_dependencies", { id })),
+        /**  How the plugin's own components are doing: `config`, `raw.db` and `conditions`. */
+        pluginHealth: () => typedError(invoke("plugin:jobs|plugin_health")),
     };
     /* Tauri Specta runtime */
     async function typedError(result) {
@@ -959,6 +961,20 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     async function syncStatus() {
         return unwrap(await commands.syncStatus());
     }
+    /**
+     * How the plugin's own components are doing: `config` (whether `config.toml` was taken;
+     * a refused file leaves the built-in settings in force, and the reason names the file
+     * and the key), `raw.db` (what its integrity check found) and `conditions` (what the
+     * machine cannot tell). A page can say what is wrong:
+     *
+     * ```ts
+     * const refused = (await pluginHealth()).filter((c) => c.health.status !== "healthy");
+     * for (const c of refused) banner.textContent += `${c.component}: ${c.health.reason}\n`;
+     * ```
+     */
+    async function pluginHealth() {
+        return unwrap(await commands.pluginHealth());
+    }
     /** Tells the plugin the browser went online or offline (see {@link wireNetworkHint}). */
     async function networkHint(online) {
         unwrap(await commands.networkHint(online));
@@ -1079,6 +1095,7 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     exports.pauseKind = pauseKind;
     exports.pauseSchedule = pauseSchedule;
     exports.pausedKinds = pausedKinds;
+    exports.pluginHealth = pluginHealth;
     exports.pruneJobs = pruneJobs;
     exports.resumeKind = resumeKind;
     exports.resumeSchedule = resumeSchedule;

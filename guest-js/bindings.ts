@@ -141,6 +141,8 @@ export const commands = {
 	 *  job the window may read.
 	 */
 	jobDependencies: (id: JobId) => typedError<JobDependencies | null, CommandError>(__TAURI_INVOKE("plugin:jobs|job_dependencies", { id })),
+	/**  How the plugin's own components are doing: `config`, `raw.db` and `conditions`. */
+	pluginHealth: () => typedError<ComponentHealth[], CommandError>(__TAURI_INVOKE("plugin:jobs|plugin_health")),
 };
 
 /* Types */
@@ -216,6 +218,18 @@ export type CommandError = {
 	code: ErrorCode,
 	/**  What went wrong, for people; names the argument, kind or target when one was. */
 	message: string,
+};
+
+/**
+ *  How one of the plugin's own components is doing: `config` (whether `config.toml`
+ *  was taken), `raw.db` (what the integrity check found) or `conditions` (what the
+ *  machine cannot tell about power, network and idle time).
+ */
+export type ComponentHealth = {
+	/**  The component. */
+	component: string,
+	/**  Its health now. */
+	health: Health,
 };
 
 /**

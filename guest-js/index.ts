@@ -14,6 +14,7 @@ import {
   type AgentClaimArgs,
   type AgentFinished,
   type ClaimedJob,
+  type ComponentHealth,
   type EnqueueArgs,
   type Enqueued,
   type Heartbeat,
@@ -181,6 +182,21 @@ export async function syncIfDue(target: string, trigger: Trigger = "focus"): Pro
 /** State and health of every sync target. */
 export async function syncStatus(): Promise<SyncStatus[]> {
   return unwrap(await commands.syncStatus());
+}
+
+/**
+ * How the plugin's own components are doing: `config` (whether `config.toml` was taken;
+ * a refused file leaves the built-in settings in force, and the reason names the file
+ * and the key), `raw.db` (what its integrity check found) and `conditions` (what the
+ * machine cannot tell). A page can say what is wrong:
+ *
+ * ```ts
+ * const refused = (await pluginHealth()).filter((c) => c.health.status !== "healthy");
+ * for (const c of refused) banner.textContent += `${c.component}: ${c.health.reason}\n`;
+ * ```
+ */
+export async function pluginHealth(): Promise<ComponentHealth[]> {
+  return unwrap(await commands.pluginHealth());
 }
 
 /** Tells the plugin the browser went online or offline (see {@link wireNetworkHint}). */

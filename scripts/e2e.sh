@@ -24,6 +24,8 @@ trap cleanup EXIT
 # so the run gets a raw.db of its own instead of the app's data directory.
 export JOBS_DEMO_BIN="$PWD/target/debug/jobs-demo"
 export JOBS_DEMO_DB="$work/raw.db"
+# Absent at first (the built-in settings); one test writes a broken one.
+export JOBS_DEMO_CONFIG="$work/config.toml"
 start_webdriver "$work"
 
 export E2E_ARTIFACTS="$PWD/target/e2e"

@@ -327,6 +327,24 @@ impl Db {
     }
 }
 
+/// The health of the component `raw.db` as the check of `path` found it: healthy
+/// until it finds something (a file too large to check whole is not a fault).
+pub(crate) fn integrity_health(path: &Path, found: &Integrity) -> Health {
+    match found {
+        Integrity::Ok | Integrity::Checking | Integrity::Unfinished => Health::healthy(),
+        Integrity::Damaged(problem) => Health::error(format!(
+            "{} is damaged ({}): restore it from a backup, or move it away to start afresh",
+            path.display(),
+            truncate_chars(problem, 200)
+        )),
+        Integrity::Failed(reason) => Health::warning(format!(
+            "{} could not be checked: {}",
+            path.display(),
+            truncate_chars(reason, 200)
+        )),
+    }
+}
+
 fn tell(hooks: &Mutex<Vec<Hook>>, notice: Notice) {
     lock(hooks).retain(|hook| hook(notice));
 }
@@ -334,7 +352,7 @@ fn tell(hooks: &Mutex<Vec<Hook>>, notice: Notice) {
 /// Tells the app what the background check of `path` found: the log always, and the
 /// health of the component `raw.db` when the file is damaged or could not be checked.
 fn report_integrity(path: &Path, found: &Integrity, bus: &EventBus, clock: &dyn Clock) {
-    let health = match found {
+    match found {
         Integrity::Ok => {
             tracing::debug!(path = %path.display(), "raw.db passed its integrity check");
             return;
@@ -345,21 +363,12 @@ fn report_integrity(path: &Path, found: &Integrity, bus: &EventBus, clock: &dyn 
         }
         Integrity::Damaged(problem) => {
             tracing::error!(path = %path.display(), %problem, "raw.db is damaged");
-            Health::error(format!(
-                "{} is damaged ({}): restore it from a backup, or move it away to start afresh",
-                path.display(),
-                truncate_chars(problem, 200)
-            ))
         }
         Integrity::Failed(reason) => {
             tracing::warn!(path = %path.display(), %reason, "raw.db could not be checked");
-            Health::warning(format!(
-                "{} could not be checked: {}",
-                path.display(),
-                truncate_chars(reason, 200)
-            ))
         }
-    };
+    }
+    let health = integrity_health(path, found);
     bus.publish(PluginHealth {
         component: INTEGRITY_COMPONENT.to_owned(),
         health,

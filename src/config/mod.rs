@@ -2,7 +2,9 @@
 //!
 //! A missing file means defaults. Anything else that is off (an unknown key, a value
 //! of the wrong type, an impossible number, a syntax error) is an [`Error::Config`]
-//! naming the file and the key, and nothing starts half-configured.
+//! naming the file and the key, and nothing starts half-configured: the plugin refuses
+//! the file whole and starts on the built-in settings, saying why (or fails, if the
+//! app asked for that: [`OnConfigError`]).
 //!
 //! ```toml
 //! [jobs]
@@ -54,6 +56,21 @@ use crate::store::Synchronous;
 mod reader;
 
 use reader::Reader;
+
+/// What the plugin does when `config.toml` is refused (it cannot be read, or
+/// anything in it is off): the file is one a user or a packager edits, so by default
+/// the app still starts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OnConfigError {
+    /// Start on the built-in settings, as if there were no file; log the error at
+    /// ERROR and keep it as the health of the `config` component (the webview's
+    /// `pluginHealth()`, `Jobs::config_health`).
+    #[default]
+    UseDefaults,
+    /// Fail the plugin's setup with the error, so that the app does not start.
+    Fail,
+}
 
 /// Everything `config.toml` can say. Unset values are `None`: the code's defaults
 /// apply.

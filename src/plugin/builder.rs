@@ -18,11 +18,12 @@ use super::{
     commands, events, limits, triggers, Jobs, LOCAL_JOBS_PER_WINDOW, PLUGIN_NAME, REFRESH_FLOOR,
 };
 use crate::bus::EventBus;
+use crate::bus::PluginHealth;
 use crate::conditions::{ConditionSource, SystemConditions};
-use crate::config::Config;
+use crate::config::{Config, OnConfigError};
 use crate::local::{BoxError, LocalJobContext, LocalJobs, LocalKinds};
 use crate::locks::lock;
-use crate::model::HealthStatus;
+use crate::model::{Health, HealthStatus};
 use crate::queue::{KindSpec, Queue, QueueOptions, Retire};
 use crate::runner::{Handler, Runner, RunnerSettings};
 use crate::scheduler::{ScheduleSpec, Scheduler};
@@ -62,6 +63,7 @@ pub struct Builder {
     retired: Vec<(String, Retire)>,
     agent_kinds: Vec<String>,
     conditions: Option<Arc<dyn ConditionSource>>,
+    on_config_error: OnConfigError,
 }
 
 impl Builder {
@@ -170,6 +172,15 @@ impl Builder {
         self
     }
 
+    /// What to do when `config.toml` is refused (see [`OnConfigError`]): by default
+    /// the plugin starts on the built-in settings, logs the error at ERROR and keeps it
+    /// as the health of its `config` component; [`OnConfigError::Fail`] fails the
+    /// plugin's setup instead.
+    pub fn on_config_error(mut self, then: OnConfigError) -> Self {
+        self.on_config_error = then;
+        self
+    }
+
     /// How long running jobs may finish when the app exits; 5 s by default.
     pub fn grace(mut self, grace: Duration) -> Self {
         self.grace = Some(grace);
@@ -246,54 +257,58 @@ impl Builder {
     }
 
     /// Opens everything and starts the loops.
-    fn start<R: Runtime>(self, app: &tauri::AppHandle<R>) -> crate::Result<Jobs> {
+    fn start<R: Runtime>(mut self, app: &tauri::AppHandle<R>) -> crate::Result<Jobs> {
         let paths = app.path();
-        let config_path = match self.config {
+        let config_path = match self.config.take() {
             Some(path) => path,
             None => paths
                 .app_config_dir()
                 .map_err(|error| crate::Error::invalid_argument("config", error.to_string()))?
                 .join("config.toml"),
         };
-        let database = match self.database {
+        let database = match self.database.take() {
             Some(path) => path,
             None => paths
                 .app_data_dir()
                 .map_err(|error| crate::Error::invalid_argument("database", error.to_string()))?
                 .join("raw.db"),
         };
-        let config = Config::load(&config_path)?;
         let bus = EventBus::new();
         let conditions = self
             .conditions
+            .take()
             .unwrap_or_else(|| Arc::new(SystemConditions::default()));
-        let queue = Queue::open(
-            &database,
-            QueueOptions::new()
-                .bus(bus.clone())
-                .conditions_from(conditions)
-                .config(&config.jobs),
-        )?;
-        report_conditions(&queue);
-        for (kind, how) in &self.retired {
-            let retired = queue.retire_kind(kind, *how)?;
-            tracing::info!(kind = %kind, ?retired, "retired a job kind");
-        }
-        for kind in self.agent_kinds {
-            queue.register_kind(kind, KindSpec::new());
-        }
-        let runner = Runner::new(
-            queue.clone(),
-            self.handlers,
-            RunnerSettings::from_config(&config.jobs),
-        )?;
-        let scheduler = Scheduler::new(queue.clone());
-        // The code's schedules as config.toml changes them, and the file's own.
-        scheduler.declare(self.schedules, &config)?;
-        let sync = SyncEngine::new(queue.clone());
-        for (target, policy, source) in with_sync_config(self.targets, &config)? {
-            sync.register(target, policy, source)?;
-        }
+        let tried = Config::load(&config_path)
+            .and_then(|config| self.open(&database, &config, &bus, &conditions));
+        let (opened, config_health) = match tried {
+            Ok(opened) => (opened, Health::healthy()),
+            Err(error)
+                if self.on_config_error == OnConfigError::UseDefaults
+                    && refuses_config(&error, &config_path) =>
+            {
+                tracing::error!(%error, path = %config_path.display(),
+                    "config.toml refused whole: starting on the built-in settings");
+                // Whatever the first try wrote (caps, schedules) the defaults write again.
+                let opened = self.open(&database, &Config::default(), &bus, &conditions)?;
+                let health = Health::error(format!(
+                    "{error} (the file was refused whole: the built-in settings apply \
+                     until it is fixed and the app restarts)"
+                ));
+                bus.publish(PluginHealth {
+                    component: CONFIG_COMPONENT.to_owned(),
+                    health: health.clone(),
+                    at: opened.queue.clock().now(),
+                });
+                (opened, health)
+            }
+            Err(error) => return Err(error),
+        };
+        let Opened {
+            queue,
+            runner,
+            scheduler,
+            sync,
+        } = opened;
         let local = LocalJobs::new(bus.clone());
         let jobs = Jobs {
             queue,
@@ -309,6 +324,7 @@ impl Builder {
             ),
             network_pass: limits::NetworkPass::default(),
             refresh_floor: self.refresh_floor.unwrap_or(REFRESH_FLOOR),
+            config_health,
             grace: self.grace.unwrap_or(Duration::from_secs(5)),
             stop: CancellationToken::new(),
             network: Mutex::new(None),
@@ -328,6 +344,73 @@ impl Builder {
             None => {}
         }
         Ok(jobs)
+    }
+
+    /// Opens the queue on `database` and makes the runner, scheduler and sync engine
+    /// as the code and `config` say, starting nothing. It may be called again with
+    /// other settings after a failure: what it writes (kinds' caps and limits,
+    /// schedules) it writes again.
+    fn open(
+        &self,
+        database: &std::path::Path,
+        config: &Config,
+        bus: &EventBus,
+        conditions: &Arc<dyn ConditionSource>,
+    ) -> crate::Result<Opened> {
+        let queue = Queue::open(
+            database,
+            QueueOptions::new()
+                .bus(bus.clone())
+                .conditions_from(conditions.clone())
+                .config(&config.jobs),
+        )?;
+        report_conditions(&queue);
+        for (kind, how) in &self.retired {
+            let retired = queue.retire_kind(kind, *how)?;
+            tracing::info!(kind = %kind, ?retired, "retired a job kind");
+        }
+        for kind in &self.agent_kinds {
+            queue.register_kind(kind.clone(), KindSpec::new());
+        }
+        let runner = Runner::new(
+            queue.clone(),
+            self.handlers.clone(),
+            RunnerSettings::from_config(&config.jobs),
+        )?;
+        let scheduler = Scheduler::new(queue.clone());
+        // The code's schedules as config.toml changes them, and the file's own.
+        scheduler.declare(self.schedules.clone(), config)?;
+        let sync = SyncEngine::new(queue.clone());
+        for (target, policy, source) in with_sync_config(self.targets.clone(), config)? {
+            sync.register(target, policy, source)?;
+        }
+        Ok(Opened {
+            queue,
+            runner,
+            scheduler,
+            sync,
+        })
+    }
+}
+
+/// What [`Builder::open`] made.
+struct Opened {
+    queue: Queue,
+    runner: Runner,
+    scheduler: Scheduler,
+    sync: SyncEngine,
+}
+
+/// The component whose health says whether `config.toml` was refused.
+pub(crate) const CONFIG_COMPONENT: &str = "config";
+
+/// Whether `error` refuses the config file at `path`: anything in it is off, or it
+/// cannot be read.
+fn refuses_config(error: &crate::Error, path: &std::path::Path) -> bool {
+    match error {
+        crate::Error::Config { .. } => true,
+        crate::Error::Io { path: failed, .. } => failed == path,
+        _ => false,
     }
 }
 

@@ -39,4 +39,5 @@
     "cancel_workflow",
     "retry_workflow",
     "job_dependencies",
+    "plugin_health",
 ]

@@ -32,6 +32,7 @@ pub use scope::{CallingWebview, ReadScopes, ReadableKinds, Scope, ScopeEntry};
 use crate::bus::EventBus;
 use crate::local::{LocalJobs, LocalKinds};
 use crate::locks::lock;
+use crate::model::Health;
 use crate::queue::{JobId, Queue};
 use crate::runner::Runner;
 use crate::scheduler::Scheduler;
@@ -85,6 +86,7 @@ macro_rules! every_command {
             commands::workflows::cancel_workflow,
             commands::workflows::retry_workflow,
             commands::workflows::job_dependencies,
+            commands::health::plugin_health,
         ]
     };
 }
@@ -129,6 +131,8 @@ pub struct Jobs {
     pub(crate) local_slots: limits::LocalSlots,
     pub(crate) network_pass: limits::NetworkPass,
     pub(crate) refresh_floor: Duration,
+    // Whether config.toml was refused at start, and why.
+    pub(crate) config_health: Health,
     grace: Duration,
     stop: CancellationToken,
     // Mutex: set once at start, taken at shutdown.
@@ -176,6 +180,14 @@ impl Jobs {
     #[must_use]
     pub fn bus(&self) -> &EventBus {
         &self.bus
+    }
+
+    /// Whether `config.toml` was taken at start: healthy, or an error saying what in
+    /// it was refused (the built-in settings apply then; see
+    /// [`OnConfigError`](crate::config::OnConfigError)).
+    #[must_use]
+    pub fn config_health(&self) -> &Health {
+        &self.config_health
     }
 
     /// Readies the app for an update about to be installed (and the restart that

@@ -127,6 +127,19 @@ pub struct SyncStatus {
     pub health: Health,
 }
 
+/// How one of the plugin's own components is doing: `config` (whether `config.toml`
+/// was taken), `raw.db` (what the integrity check found) or `conditions` (what the
+/// machine cannot tell about power, network and idle time).
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct ComponentHealth {
+    /// The component.
+    pub component: String,
+    /// Its health now.
+    pub health: Health,
+}
+
 /// What an agent asks for in `agent_claim`.
 #[derive(Debug, Clone, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]

@@ -346,6 +346,87 @@ fn config_toml_schedules_reach_the_app() {
 }
 
 #[test]
+fn a_refused_config_toml_starts_the_app_on_the_built_in_settings_and_says_why() {
+    use tauri_plugin_jobs::config::OnConfigError;
+    use tauri_plugin_jobs::health::HealthStatus;
+    let plugin = || {
+        tauri_plugin_jobs::Builder::new().schedule(
+            ScheduleSpec::every("tidy", "echo", Duration::from_secs(3600)).payload(json!("tidy")),
+        )
+    };
+    // A typo a user makes: `rate_limit` for `rate_limits`, beside settings that are
+    // fine on their own; the file is refused whole.
+    let typo = r#"
+        [jobs]
+        workers = 1
+
+        [jobs.rate_limit]
+        echo = "1/1m"
+
+        [schedules.tidy]
+        every = "1m"
+        "#;
+    let ui = MockApp::with_config(
+        plugin(),
+        json!([{ "identifier": "jobs:default", "allow": [{ "kind": "echo" }] }]),
+        typo,
+    );
+    let jobs = ui.jobs();
+    let health = jobs.config_health();
+    assert_eq!(health.status, HealthStatus::Error);
+    let reason = health.reason.as_deref().unwrap();
+    assert!(
+        reason.contains("config.toml") && reason.contains("jobs.rate_limit"),
+        "{reason}"
+    );
+    // The built-in settings: the code's schedule as declared, not as the file says.
+    let schedules = ui.invoke("list_schedules", json!({})).unwrap();
+    assert_eq!(schedules[0]["intervalMs"], json!(3_600_000), "{schedules}");
+    // The webview reads it too, beside the other components.
+    let components = ui.invoke("plugin_health", json!({})).unwrap();
+    let config = components
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["component"] == json!("config"))
+        .expect("the config component");
+    assert_eq!(config["health"]["status"], json!("error"));
+    assert!(config["health"]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("jobs.rate_limit"));
+    let names: Vec<&str> = components
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["component"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["config", "raw.db", "conditions"]);
+    drop(ui);
+
+    // A file that is fine: healthy.
+    let ui = MockApp::with_config(plugin(), json!(["jobs:default"]), "[jobs]\nworkers = 1\n");
+    assert_eq!(ui.jobs().config_health().status, HealthStatus::Healthy);
+    drop(ui);
+
+    // An app that prefers to fail says so: the plugin's setup fails.
+    let strict = std::panic::catch_unwind(|| {
+        MockApp::with_config(
+            plugin().on_config_error(OnConfigError::Fail),
+            json!(["jobs:default"]),
+            typo,
+        )
+    });
+    let message = strict.expect_err("the setup failed");
+    let message = message
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| message.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+        .unwrap_or_default();
+    assert!(message.contains("jobs.rate_limit"), "{message}");
+}
+
+#[test]
 fn wrong_or_missing_arguments_name_the_argument() {
     let app = app(ALL);
     let missing = app.ui.invoke("enqueue", json!({"payload": 1})).unwrap_err();

@@ -2,7 +2,7 @@
 // and WebKitWebDriver. Run by scripts/e2e.sh, which starts Xvfb and tauri-driver.
 // Prints "N passed, M failed"; on a failure, the page's state and a screenshot.
 import { execFileSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { remote } from "webdriverio";
 
 const app = process.env.JOBS_DEMO_BIN;
@@ -452,6 +452,26 @@ await test("after a restart durable jobs and sync state are still there", browse
   if (legacy !== "cancelled") throw new Error(`the retired kind's job is ${legacy}`);
 });
 await browser.deleteSession();
+
+// A config.toml with a user's typo (`rate_limit` for `rate_limits`): the app starts all
+// the same, on the built-in settings, and the page says why.
+const config = process.env.JOBS_DEMO_CONFIG;
+if (config) {
+  writeFileSync(config, '[jobs]\nworkers = 2\n\n[jobs.rate_limit]\ningest = "1/1m"\n');
+  try {
+    browser = await session();
+    await test("a config.toml with a typo leaves the app running on the built-in settings, saying why", browser, async () => {
+      const banner = await text(browser, "plugin-health");
+      if (!banner.includes("config") || !banner.includes("jobs.rate_limit")) throw new Error(`the page says ${JSON.stringify(banner)}`);
+      // It works: a job runs.
+      const id = await enqueueWith(browser, "enqueue");
+      await until(browser, "the job to succeed", async () => (await statusOf(browser, id)) === "succeeded");
+    });
+    await browser.deleteSession();
+  } finally {
+    rmSync(config, { force: true });
+  }
+}
 
 // The inspector on a raw.db of a million jobs: the app is closed, the file gets
 // 1,000,000 finished jobs of history (a tenth of them of the window's own kind, the

@@ -17,6 +17,7 @@ import {
   pauseKind,
   pausedKinds,
   pauseSchedule,
+  pluginHealth,
   resumeKind,
   resumeSchedule,
   retryJob,
@@ -365,8 +366,18 @@ $("open-inspector").addEventListener("click", () => {
   panel.scrollIntoView();
 });
 
+// What is wrong with the plugin itself (a config.toml it refused, a damaged raw.db),
+// in words, above everything else.
+async function renderHealth() {
+  const wrong = (await pluginHealth()).filter((c) => c.health.status !== "healthy" && c.component !== "conditions");
+  const banner = $("plugin-health");
+  banner.textContent = wrong.map((c) => `${c.component}: ${c.health.reason ?? c.health.status}`).join("\n");
+  banner.classList.toggle("hidden", wrong.length === 0);
+}
+
 wireNetworkHint();
 const info = await invoke<{ failing: boolean }>("server_info");
+await renderHealth();
 $<HTMLInputElement>("fail-toggle").checked = info.failing;
 await Promise.all([renderSync(), renderJobs(), renderSchedule()]);
 document.body.dataset.ready = "true";

@@ -5,8 +5,9 @@
 //! schedule to run now or pause, a "reembed" kind that waits for a charger (with a
 //! switch to pretend the machine is on battery), and a mailbox import as a workflow
 //! (an import, a piece per message, an index rebuilt once after the last, one bar).
-//! `raw.db` lives in the app's data directory (or
-//! `JOBS_DEMO_DB`).
+//! `raw.db` lives in the app's data directory (or `JOBS_DEMO_DB`), `config.toml` in
+//! its config directory (or `JOBS_DEMO_CONFIG`); a config.toml the plugin refuses
+//! leaves the app running on the built-in settings, and the page says why.
 
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
@@ -244,6 +245,9 @@ fn main() {
     }
     if let Some(path) = std::env::var_os("JOBS_DEMO_DB") {
         jobs = jobs.database(path);
+    }
+    if let Some(path) = std::env::var_os("JOBS_DEMO_CONFIG") {
+        jobs = jobs.config(path);
     }
     tauri::Builder::default()
         .plugin(jobs.build())

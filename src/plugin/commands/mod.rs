@@ -1,5 +1,5 @@
 //! The IPC commands, a file per family: durable jobs, local jobs, sync, schedules,
-//! the admin actions, external agents and event subscriptions. Each is async and does
+//! the admin actions, external agents, event subscriptions and the plugin's health. Each is async and does
 //! its SQLite work off the async threads; none can panic the app: every failure is a
 //! [`CommandError`].
 //!
@@ -24,19 +24,21 @@ pub(super) mod admin;
 pub(super) mod agents;
 pub(super) mod durable;
 pub(super) mod events;
+pub(super) mod health;
 pub(super) mod local;
 pub(super) mod schedules;
 pub(super) mod sync;
 pub(super) mod workflows;
 
 pub use super::models::{
-    AgentClaimArgs, AgentFinished, CancelResult, EnqueueArgs, JobRef, SyncStatus, WorkflowArgs,
-    WorkflowStep,
+    AgentClaimArgs, AgentFinished, CancelResult, ComponentHealth, EnqueueArgs, JobRef, SyncStatus,
+    WorkflowArgs, WorkflowStep,
 };
 pub use admin::{delete_job, pause_kind, resume_kind, retry_job};
 pub use agents::{agent_claim, agent_complete, agent_enqueue, agent_fail, agent_heartbeat};
 pub use durable::{cancel, enqueue, get_job, job_counts, list_jobs, prune_jobs};
 pub use events::{subscribe, unsubscribe};
+pub use health::plugin_health;
 pub use local::{get_local_job, list_local_jobs, run_local, spawn_awaitable, spawn_local};
 pub use schedules::{
     list_schedules, pause_schedule, paused_kinds, resume_schedule, run_schedule_now,
