@@ -11,7 +11,7 @@ use tauri_plugin_jobs::clock::{FakeClock, Timestamp};
 use tauri_plugin_jobs::queue::{EnqueueOptions, Queue, QueueOptions};
 use tauri_plugin_jobs::runner::{Handler, JobContext, Runner, RunnerSettings};
 use tauri_plugin_jobs::sync::{
-    BoxFuture, SyncContext, SyncEngine, SyncError, SyncPolicy, SyncResult, SyncSource, SyncTarget,
+    SyncContext, SyncEngine, SyncError, SyncPolicy, SyncResult, SyncSource, SyncTarget,
 };
 
 /// A span's name and its fields, as text.
@@ -126,11 +126,9 @@ async fn a_handler_logs_inside_its_attempts_span() {
 struct Logs;
 
 impl SyncSource for Logs {
-    fn sync<'a>(&'a self, _: &'a SyncContext) -> BoxFuture<'a, Result<SyncResult, SyncError>> {
-        Box::pin(async {
-            tracing::info!("source runs");
-            Ok(SyncResult::NotModified)
-        })
+    async fn sync(&self, _: &SyncContext) -> Result<SyncResult, SyncError> {
+        tracing::info!("source runs");
+        Ok(SyncResult::NotModified)
     }
 }
 

@@ -21,8 +21,7 @@ use tauri_plugin_jobs::runner::{Handler, JobContext, Runner, RunnerSettings};
 use tauri_plugin_jobs::scheduler::{ScheduleSpec, Scheduler};
 use tauri_plugin_jobs::sync::testing::SyncHarness;
 use tauri_plugin_jobs::sync::{
-    BoxFuture, SyncContext, SyncError, SyncPolicy, SyncResult, SyncSource, SyncTarget, Trigger,
-    WAKE_SPREAD,
+    SyncContext, SyncError, SyncPolicy, SyncResult, SyncSource, SyncTarget, Trigger, WAKE_SPREAD,
 };
 use tokio::sync::Notify;
 
@@ -205,11 +204,9 @@ impl RandomSource for Steps {
 struct Timed(Mutex<Vec<tokio::time::Instant>>);
 
 impl SyncSource for Timed {
-    fn sync<'a>(&'a self, _ctx: &'a SyncContext) -> BoxFuture<'a, Result<SyncResult, SyncError>> {
-        Box::pin(async move {
-            self.0.lock().unwrap().push(tokio::time::Instant::now());
-            Ok(SyncResult::NotModified)
-        })
+    async fn sync(&self, _ctx: &SyncContext) -> Result<SyncResult, SyncError> {
+        self.0.lock().unwrap().push(tokio::time::Instant::now());
+        Ok(SyncResult::NotModified)
     }
 }
 

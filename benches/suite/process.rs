@@ -308,18 +308,16 @@ fn noop(kind: &str) -> Handler {
 async fn idle(state: &str, secs: u64) {
     use tauri_plugin_jobs::queue::NewJob;
     use tauri_plugin_jobs::sync::{
-        BoxFuture, SyncContext, SyncEngine, SyncError, SyncPolicy, SyncResult, SyncSource,
-        SyncTarget, SyncThrottle,
+        SyncContext, SyncEngine, SyncError, SyncPolicy, SyncResult, SyncSource, SyncTarget,
+        SyncThrottle,
     };
 
     struct Throttled;
     impl SyncSource for Throttled {
-        fn sync<'a>(&'a self, _: &'a SyncContext) -> BoxFuture<'a, Result<SyncResult, SyncError>> {
-            Box::pin(async {
-                Ok(SyncResult::Throttled(SyncThrottle::server_interval(
-                    Duration::from_secs(3600),
-                )))
-            })
+        async fn sync(&self, _: &SyncContext) -> Result<SyncResult, SyncError> {
+            Ok(SyncResult::Throttled(SyncThrottle::server_interval(
+                Duration::from_secs(3600),
+            )))
         }
     }
 

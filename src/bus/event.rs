@@ -259,6 +259,54 @@ pub struct MessageEvent {
     pub at: Timestamp,
 }
 
+/// Which step of a message's life a [`MessageEvent`] reports: the variant of
+/// [`Event`] it goes out as (`messageStored`, `messageParsed`, ...).
+///
+/// The plugin stores no messages: the app does, and says so. A sync source that
+/// stored what it fetched calls [`SyncContext::message`](crate::sync::SyncContext::message);
+/// a job handler or a command publishes on the bus:
+///
+/// ```
+/// use tauri_plugin_jobs::bus::{EventBus, MessageEvent, MessageStage};
+/// use tauri_plugin_jobs::clock::Timestamp;
+///
+/// # let bus = EventBus::new();
+/// // `app.jobs().bus()` in an app.
+/// bus.publish(MessageStage::Embedded.event(MessageEvent {
+///     account: "mail/alice".into(),
+///     message_id: "m-42".into(),
+///     at: Timestamp::from_millis(1_800_000_000_000),
+/// }));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MessageStage {
+    /// Stored.
+    Stored,
+    /// Parsed.
+    Parsed,
+    /// Indexed for search.
+    Indexed,
+    /// Its embedding computed.
+    Embedded,
+    /// Enriched (summaries, labels, links).
+    Enriched,
+}
+
+impl MessageStage {
+    /// The event saying that `message` reached this stage.
+    #[must_use]
+    pub fn event(self, message: MessageEvent) -> Event {
+        match self {
+            MessageStage::Stored => Event::MessageStored(message),
+            MessageStage::Parsed => Event::MessageParsed(message),
+            MessageStage::Indexed => Event::MessageIndexed(message),
+            MessageStage::Embedded => Event::MessageEmbedded(message),
+            MessageStage::Enriched => Event::MessageEnriched(message),
+        }
+    }
+}
+
 /// A message was marked read or unread.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]

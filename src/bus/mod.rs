@@ -26,7 +26,7 @@ use crate::panics::panic_message;
 
 pub use event::{
     AccountDisconnected, Event, JobDeleted, JobProgress, JobStateChanged, JobsPruned, KindPaused,
-    LocalJobChanged, LocalJobProgress, MessageEvent, PluginHealth, ReadStateChanged,
+    LocalJobChanged, LocalJobProgress, MessageEvent, MessageStage, PluginHealth, ReadStateChanged,
     ScheduleChanged, SyncFinished, SyncProgress,
 };
 

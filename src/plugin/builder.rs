@@ -27,7 +27,7 @@ use crate::model::{Health, HealthStatus};
 use crate::queue::{KindSpec, Queue, QueueOptions, Retire};
 use crate::runner::{Handler, Runner, RunnerSettings};
 use crate::scheduler::{ScheduleSpec, Scheduler};
-use crate::sync::{SyncEngine, SyncPolicy, SyncSource, SyncTarget, NETWORK_DEBOUNCE};
+use crate::sync::{DynSource, SyncEngine, SyncPolicy, SyncSource, SyncTarget, NETWORK_DEBOUNCE};
 
 /// Builds the plugin: handlers, schedules, sync targets and the local job kinds the
 /// webview may start.
@@ -52,7 +52,7 @@ use crate::sync::{SyncEngine, SyncPolicy, SyncSource, SyncTarget, NETWORK_DEBOUN
 pub struct Builder {
     handlers: Vec<Handler>,
     schedules: Vec<ScheduleSpec>,
-    targets: Vec<(SyncTarget, SyncPolicy, Arc<dyn SyncSource>)>,
+    targets: Vec<(SyncTarget, SyncPolicy, Arc<dyn DynSource>)>,
     local_kinds: LocalKinds,
     database: Option<PathBuf>,
     config: Option<PathBuf>,
@@ -85,11 +85,11 @@ impl Builder {
     }
 
     /// Registers a sync target.
-    pub fn sync_target(
+    pub fn sync_target<S: SyncSource>(
         mut self,
         target: SyncTarget,
         policy: SyncPolicy,
-        source: Arc<dyn SyncSource>,
+        source: Arc<S>,
     ) -> Self {
         self.targets.push((target, policy, source));
         self
@@ -382,7 +382,7 @@ impl Builder {
         scheduler.declare(self.schedules.clone(), config)?;
         let sync = SyncEngine::new(queue.clone());
         for (target, policy, source) in with_sync_config(self.targets.clone(), config)? {
-            sync.register(target, policy, source)?;
+            sync.register_dyn(target, policy, source)?;
         }
         Ok(Opened {
             queue,
@@ -424,7 +424,7 @@ fn report_conditions(queue: &Queue) {
     }
 }
 
-type Targets = Vec<(SyncTarget, SyncPolicy, Arc<dyn SyncSource>)>;
+type Targets = Vec<(SyncTarget, SyncPolicy, Arc<dyn DynSource>)>;
 
 /// The app's sync targets with the policies `config.toml` changes; a section for a
 /// target the app does not register is an error naming it.

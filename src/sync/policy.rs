@@ -53,7 +53,10 @@ impl SyncPolicy {
         }
     }
 
-    /// The least time between two runs started by automatic triggers (focus, network).
+    /// The least time between two runs started by automatic triggers (focus, network
+    /// back, wake); the lower of `every` and 30 s by default. A network-back trigger
+    /// for a target that is offline skips it (the attempt is the probe); Refresh
+    /// (`sync_now`) and the policy's own runs never wait for it.
     pub fn min_interval(mut self, min_interval: Duration) -> Self {
         self.min_interval = min_interval;
         self

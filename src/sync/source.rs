@@ -9,37 +9,68 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::target::SyncTarget;
-use crate::bus::{EventBus, SyncProgress};
+use crate::bus::{EventBus, MessageEvent, MessageStage, ReadStateChanged, SyncProgress};
 use crate::clock::Clock;
 use crate::progress::Throttle;
 
-/// A boxed future, the return type of [`SyncSource::sync`].
+/// A boxed future: what a source written before `async fn` in traits returns from
+/// [`SyncSource::sync`] (still accepted), and how the engine keeps every source's run.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What a source's run returns: `Result<SyncResult>` reads as in the spec.
+pub type Result<T = SyncResult, E = SyncError> = std::result::Result<T, E>;
 
 /// Fetches one target's data. The engine decides when; the source decides how.
 ///
+/// One `async fn`, no attribute needed:
+///
 /// ```
-/// use tauri_plugin_jobs::sync::{BoxFuture, SyncContext, SyncError, SyncReport, SyncResult, SyncSource};
+/// use tauri_plugin_jobs::sync::{Result, SyncContext, SyncReport, SyncResult, SyncSource};
 ///
 /// struct Notifications;
 ///
 /// impl SyncSource for Notifications {
-///     fn sync<'a>(&'a self, ctx: &'a SyncContext) -> BoxFuture<'a, Result<SyncResult, SyncError>> {
-///         Box::pin(async move {
-///             if ctx.etag() == Some("\"v2\"") {
-///                 return Ok(SyncResult::NotModified);
-///             }
-///             // ... fetch with If-None-Match: ctx.etag(), store the items ...
-///             Ok(SyncResult::Updated(SyncReport::changed(3).with_etag("\"v2\"")))
-///         })
+///     async fn sync(&self, ctx: &SyncContext) -> Result<SyncResult> {
+///         if ctx.etag() == Some("\"v2\"") {
+///             return Ok(SyncResult::NotModified);
+///         }
+///         // ... fetch with If-None-Match: ctx.etag(), store the items ...
+///         Ok(SyncResult::Updated(SyncReport::changed(3).with_etag("\"v2\"")))
 ///     }
 /// }
 /// ```
+///
+/// The future must be `Send` (the engine runs it as a tokio task). A source written
+/// for earlier releases, `fn sync<'a>(&'a self, ctx: &'a SyncContext) -> BoxFuture<'a,
+/// ...>`, still compiles (rustc's `refining_impl_trait` lint notes that it returns a
+/// concrete type). `#[async_trait]` is not needed, and not accepted: the trait is not
+/// one of its traits. Sources are registered as `Arc<S>` of their own type.
 pub trait SyncSource: Send + Sync + 'static {
     /// Runs one sync. Return [`SyncError::offline`] when the service could not be
     /// reached at all: the engine then retries on a short flat timer instead of
-    /// backing off.
-    fn sync<'a>(&'a self, ctx: &'a SyncContext) -> BoxFuture<'a, Result<SyncResult, SyncError>>;
+    /// backing off; [`SyncError::failed`] for anything else (it backs off).
+    fn sync<'a>(
+        &'a self,
+        ctx: &'a SyncContext,
+    ) -> impl Future<Output = Result<SyncResult, SyncError>> + Send + 'a;
+}
+
+/// A registered source as the engine keeps it: any [`SyncSource`] behind one pointer
+/// type (the trait's `impl Future` keeps it from being a `dyn` trait itself).
+pub(crate) trait DynSource: Send + Sync + 'static {
+    fn sync_boxed<'a>(
+        &'a self,
+        ctx: &'a SyncContext,
+    ) -> BoxFuture<'a, Result<SyncResult, SyncError>>;
+}
+
+impl<S: SyncSource> DynSource for S {
+    fn sync_boxed<'a>(
+        &'a self,
+        ctx: &'a SyncContext,
+    ) -> BoxFuture<'a, Result<SyncResult, SyncError>> {
+        Box::pin(self.sync(ctx))
+    }
 }
 
 /// What a source gets: stored validators, cancellation and a progress reporter.
@@ -109,6 +140,34 @@ impl SyncContext {
         if self.progress.report(u64::from(done), total.map(u64::from)) {
             self.publish_progress(done, total);
         }
+    }
+
+    /// Publishes that message `id` of this target's account reached `stage`
+    /// (`messageStored`, `messageParsed`, ...): a source that stored what it fetched
+    /// says so here, and pages follow without polling. A window hears it when its
+    /// scope reaches every target of the account (`connector/account/*`).
+    pub fn message(&self, stage: MessageStage, id: impl Into<String>) {
+        self.bus.publish(stage.event(MessageEvent {
+            account: self.account(),
+            message_id: id.into(),
+            at: self.clock.now(),
+        }));
+    }
+
+    /// Publishes that message `id` of this target's account was marked read or unread
+    /// (`readStateChanged`), heard as [`message`](SyncContext::message) is.
+    pub fn read_state(&self, id: impl Into<String>, read: bool) {
+        self.bus.publish(ReadStateChanged {
+            account: self.account(),
+            message_id: id.into(),
+            read,
+            at: self.clock.now(),
+        });
+    }
+
+    /// The target's account, `connector/account`.
+    fn account(&self) -> String {
+        format!("{}/{}", self.target.connector(), self.target.account())
     }
 
     /// Publishes the last report if the throttle held it back.

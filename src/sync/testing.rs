@@ -33,7 +33,7 @@ use std::time::Duration;
 
 use tokio::sync::Notify;
 
-use super::{BoxFuture, SyncContext, SyncEngine, SyncError, SyncResult, SyncSource};
+use super::{SyncContext, SyncEngine, SyncError, SyncResult, SyncSource};
 use crate::clock::{Clock, FakeClock, Timestamp};
 use crate::locks::lock;
 use crate::queue::{Queue, QueueOptions};
@@ -89,19 +89,17 @@ impl FakeSource {
 }
 
 impl SyncSource for FakeSource {
-    fn sync<'a>(&'a self, ctx: &'a SyncContext) -> BoxFuture<'a, Result<SyncResult, SyncError>> {
-        Box::pin(async move {
-            self.calls.fetch_add(1, Ordering::SeqCst);
-            lock(&self.seen_etags).push(ctx.etag().map(str::to_owned));
-            self.entered.notify_one();
-            let gate = lock(&self.gate).clone();
-            if let Some(gate) = gate {
-                gate.notified().await;
-            }
-            lock(&self.script)
-                .pop_front()
-                .unwrap_or(Ok(SyncResult::NotModified))
-        })
+    async fn sync(&self, ctx: &SyncContext) -> Result<SyncResult, SyncError> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        lock(&self.seen_etags).push(ctx.etag().map(str::to_owned));
+        self.entered.notify_one();
+        let gate = lock(&self.gate).clone();
+        if let Some(gate) = gate {
+            gate.notified().await;
+        }
+        lock(&self.script)
+            .pop_front()
+            .unwrap_or(Ok(SyncResult::NotModified))
     }
 }
 

@@ -49,7 +49,7 @@ use crate::queue::{Queue, QueueOptions};
 use crate::random::{FixedRandom, RandomSource};
 use crate::runner::{Handler, Ran, Runner, RunnerSettings};
 use crate::scheduler::{ScheduleSpec, Scheduler, Ticked};
-use crate::sync::{SyncEngine, SyncOutcome, SyncPolicy, SyncSource, SyncTarget};
+use crate::sync::{DynSource, SyncEngine, SyncOutcome, SyncPolicy, SyncSource, SyncTarget};
 use crate::tempdir::TempDir;
 
 /// Where a test's clock starts: 2027-01-15 08:00 UTC.
@@ -65,7 +65,7 @@ const MOST_ROUNDS: usize = 1_000;
 pub struct BackendBuilder {
     handlers: Vec<Handler>,
     schedules: Vec<ScheduleSpec>,
-    targets: Vec<(SyncTarget, SyncPolicy, Arc<dyn SyncSource>)>,
+    targets: Vec<(SyncTarget, SyncPolicy, Arc<dyn DynSource>)>,
     random: Arc<dyn RandomSource>,
     settings: RunnerSettings,
     start: Timestamp,
@@ -85,11 +85,11 @@ impl BackendBuilder {
     }
 
     /// Registers a sync target.
-    pub fn sync_target(
+    pub fn sync_target<S: SyncSource>(
         mut self,
         target: SyncTarget,
         policy: SyncPolicy,
-        source: Arc<dyn SyncSource>,
+        source: Arc<S>,
     ) -> Self {
         self.targets.push((target, policy, source));
         self
@@ -216,7 +216,7 @@ impl Backend {
         }
         let sync = SyncEngine::with_random(queue.clone(), SharedRandom(setup.random.clone()));
         for (target, policy, source) in &setup.targets {
-            sync.register(target.clone(), *policy, source.clone())
+            sync.register_dyn(target.clone(), *policy, source.clone())
                 .expect("the sync target to register");
         }
         let local = LocalJobs::with_clock(bus.clone(), clock.clone());

@@ -99,6 +99,66 @@ fn events_reach_only_the_windows_that_may_read_them() {
     assert!(any.try_recv().is_err(), "no Tauri event carries them");
 }
 
+#[test]
+fn messages_read_states_and_sync_progress_reach_only_windows_that_may_read_their_targets() {
+    use tauri_plugin_jobs::bus::{MessageEvent, MessageStage, ReadStateChanged, SyncProgress};
+    use tauri_plugin_jobs::clock::Timestamp;
+    let app = app(&[]);
+    let main = app.ui.subscribe("main");
+    let scoped = app.ui.subscribe("scoped");
+    let bus = app.ui.jobs().bus().clone();
+    let at = Timestamp::from_millis(1_800_000_000_000);
+    // What the app publishes (SyncContext::message and read_state do the same from a
+    // source), for an account the scoped window reaches and one it does not.
+    for account in ["bank/me", "demo/me"] {
+        for stage in [MessageStage::Stored, MessageStage::Embedded] {
+            bus.publish(stage.event(MessageEvent {
+                account: account.to_owned(),
+                message_id: "m1".to_owned(),
+                at,
+            }));
+        }
+        bus.publish(ReadStateChanged {
+            account: account.to_owned(),
+            message_id: "m1".to_owned(),
+            read: true,
+            at,
+        });
+        bus.publish(SyncProgress {
+            target: format!("{account}/feed"),
+            done: 1,
+            total: Some(2),
+            at,
+        });
+    }
+    let expected = |account: &str| {
+        vec![
+            ("messageStored".to_owned(), account.to_owned()),
+            ("messageEmbedded".to_owned(), account.to_owned()),
+            ("readStateChanged".to_owned(), account.to_owned()),
+            ("syncProgress".to_owned(), format!("{account}/feed")),
+        ]
+    };
+    // The syncs the app's start runs on their own publish too: those aside.
+    let these = |heard: Vec<(String, String)>| -> Vec<(String, String)> {
+        heard
+            .into_iter()
+            .filter(|(kind, _)| !matches!(kind.as_str(), "syncFinished" | "pluginHealth"))
+            .collect()
+    };
+    let everything = these(until_heard(&main, "syncProgress", "demo/me/feed"));
+    assert_eq!(
+        everything,
+        [expected("bank/me"), expected("demo/me")].concat()
+    );
+    let own = these(until_heard(&scoped, "syncProgress", "demo/me/feed"));
+    assert_eq!(
+        own,
+        expected("demo/me"),
+        "the scoped window reaches demo/* only"
+    );
+}
+
 // ===== 6. no forged events =====
 
 #[test]

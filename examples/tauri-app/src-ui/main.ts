@@ -347,6 +347,8 @@ await onJobsEvent((event, dropped) => {
     if (bar) bar.value = event.percent;
   }
   if (event.type === "scheduleChanged") void renderSchedule();
+  // The feed's source says each item it stored (SyncContext::message).
+  if (event.type === "messageStored") $("messages-stored").textContent = String(Number($("messages-stored").textContent) + 1);
   if (event.type === "pluginHealth" || event.type === "syncProgress" || event.type === "syncFinished") void renderSync();
 });
 // The plugin dropped state changes while the page was busy: reload what it shows.

@@ -5,10 +5,10 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
+use tauri_plugin_jobs::bus::MessageStage;
 use tauri_plugin_jobs::clock::{Clock, SystemClock};
 use tauri_plugin_jobs::sync::{
-    retry_after, BoxFuture, SyncContext, SyncError, SyncReport, SyncResult, SyncSource,
-    SyncThrottle,
+    retry_after, SyncContext, SyncError, SyncReport, SyncResult, SyncSource, SyncThrottle,
 };
 
 /// Fetches `http://<address>/feed`.
@@ -65,39 +65,41 @@ fn get(address: &str, path: &str, etag: Option<&str>) -> Result<Response, SyncEr
 }
 
 impl SyncSource for FeedSource {
-    fn sync<'a>(&'a self, ctx: &'a SyncContext) -> BoxFuture<'a, Result<SyncResult, SyncError>> {
-        Box::pin(async move {
-            let address = self.address.clone();
-            let etag = ctx.etag().map(str::to_owned);
-            let response =
-                tokio::task::spawn_blocking(move || get(&address, "/feed", etag.as_deref()))
-                    .await
-                    .map_err(SyncError::failed)??;
-            match response.status {
-                304 => Ok(SyncResult::NotModified),
-                200 => {
-                    let body: serde_json::Value =
-                        serde_json::from_str(&response.body).map_err(SyncError::failed)?;
-                    let changed = body["changed"].as_u64().unwrap_or(0);
-                    ctx.progress(changed as u32, Some(changed as u32));
-                    let mut report = SyncReport::changed(changed);
-                    if let Some(etag) = response.header("etag") {
-                        report = report.with_etag(etag);
-                    }
-                    Ok(SyncResult::Updated(report))
+    async fn sync(&self, ctx: &SyncContext) -> Result<SyncResult, SyncError> {
+        let address = self.address.clone();
+        let etag = ctx.etag().map(str::to_owned);
+        let response = tokio::task::spawn_blocking(move || get(&address, "/feed", etag.as_deref()))
+            .await
+            .map_err(SyncError::failed)??;
+        match response.status {
+            304 => Ok(SyncResult::NotModified),
+            200 => {
+                let body: serde_json::Value =
+                    serde_json::from_str(&response.body).map_err(SyncError::failed)?;
+                let changed = body["changed"].as_u64().unwrap_or(0);
+                let version = body["version"].as_u64().unwrap_or(0);
+                for item in 1..=changed {
+                    // (An app stores the item here.) Pages hear each one stored.
+                    ctx.message(MessageStage::Stored, format!("v{version}-{item}"));
+                    ctx.progress(item as u32, Some(changed as u32));
                 }
-                // A rate limit: every run waits, Refresh too (it is told until when).
-                429 | 503 => {
-                    let delay = response
-                        .header("retry-after")
-                        .and_then(|value| retry_after(value, SystemClock.now()))
-                        .unwrap_or(Duration::from_secs(60));
-                    Ok(SyncResult::Throttled(SyncThrottle::quota(delay)))
+                let mut report = SyncReport::changed(changed);
+                if let Some(etag) = response.header("etag") {
+                    report = report.with_etag(etag);
                 }
-                status => Err(SyncError::failed(format!(
-                    "the feed answered HTTP {status}"
-                ))),
+                Ok(SyncResult::Updated(report))
             }
-        })
+            // A rate limit: every run waits, Refresh too (it is told until when).
+            429 | 503 => {
+                let delay = response
+                    .header("retry-after")
+                    .and_then(|value| retry_after(value, SystemClock.now()))
+                    .unwrap_or(Duration::from_secs(60));
+                Ok(SyncResult::Throttled(SyncThrottle::quota(delay)))
+            }
+            status => Err(SyncError::failed(format!(
+                "the feed answered HTTP {status}"
+            ))),
+        }
     }
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 use tauri_plugin_jobs::local::BoxError;
 use tauri_plugin_jobs::runner::{Handler, JobContext, JobError};
 use tauri_plugin_jobs::sync::{
-    BoxFuture, SyncContext, SyncError, SyncPolicy, SyncReport, SyncResult, SyncSource, SyncTarget,
+    Result, SyncContext, SyncPolicy, SyncReport, SyncResult, SyncSource, SyncTarget,
 };
 
 /// The input of a durable job: its type is the payload's schema.
@@ -24,14 +24,14 @@ struct Thumbnail {
 struct Notifications;
 
 impl SyncSource for Notifications {
-    fn sync<'a>(&'a self, ctx: &'a SyncContext) -> BoxFuture<'a, Result<SyncResult, SyncError>> {
-        Box::pin(async move {
-            // Fetch with If-None-Match: ctx.etag(); store what changed in the app's own data.
-            if ctx.etag() == Some("\"v1\"") {
-                return Ok(SyncResult::NotModified);
-            }
-            Ok(SyncResult::Updated(SyncReport::changed(3).with_etag("\"v1\"")))
-        })
+    async fn sync(&self, ctx: &SyncContext) -> Result<SyncResult> {
+        // Fetch with If-None-Match: ctx.etag(); store what changed in the app's own data.
+        // A failure is `Err(SyncError::failed(..))`, or `SyncError::offline(..)` when
+        // the service could not be reached (retried soon, not backed off).
+        if ctx.etag() == Some("\"v1\"") {
+            return Ok(SyncResult::NotModified);
+        }
+        Ok(SyncResult::Updated(SyncReport::changed(3).with_etag("\"v1\"")))
     }
 }
 
