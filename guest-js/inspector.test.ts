@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 
 import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 
 import type { Job, JobStatus } from "./bindings";
 import { defineInspector, mountInspector } from "./inspector";
@@ -224,6 +224,41 @@ describe("inspector", () => {
     await until(() => root.querySelectorAll("#jobs tr").length === 2, "the new job");
     expect((root.querySelector('#jobs tr[data-id="1"]') as HTMLElement).dataset.status).toBe("running");
     inspector.destroy();
+  });
+
+  it("a burst of state changes reloads the page at most once every 100 ms", async () => {
+    const jobs = [job(1)];
+    const calls = backend(jobs, false);
+    const host = document.createElement("div");
+    const inspector = mountInspector(host);
+    await inspector.ready;
+    vi.useFakeTimers();
+    try {
+      const lists = () => calls.filter((c) => c.cmd === "plugin:jobs|list_jobs").length;
+      const before = lists();
+      const change = (at: number) =>
+        jobsEvent({ type: "jobStateChanged", id: 1, kind: "ingest", from: "queued", to: "running", attempt: 1, at });
+      // Fifty changes within 90 ms: nothing yet, then one reload.
+      for (let i = 0; i < 50; i++) {
+        await change(i);
+        await vi.advanceTimersByTimeAsync(1.8);
+      }
+      expect(lists()).toBe(before);
+      await vi.advanceTimersByTimeAsync(20);
+      expect(lists()).toBe(before + 1);
+      // The next burst: one more, 100 ms after its first change.
+      for (let i = 0; i < 20; i++) await change(100 + i);
+      await vi.advanceTimersByTimeAsync(99);
+      expect(lists()).toBe(before + 1);
+      await vi.advanceTimersByTimeAsync(2);
+      expect(lists()).toBe(before + 2);
+      // Quiet: no reload at all.
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(lists()).toBe(before + 2);
+    } finally {
+      vi.useRealTimers();
+      inspector.destroy();
+    }
   });
 
   it("a job of a kind nobody runs here says so", async () => {

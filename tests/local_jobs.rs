@@ -257,3 +257,54 @@ fn ids_cross_ipc_as_prefixed_strings() {
         Err(Error::InvalidArgument { name: "id", .. })
     ));
 }
+
+#[tokio::test]
+async fn local_jobs_do_not_survive_a_restart_and_write_nothing_to_raw_db() {
+    use tauri_plugin_jobs::testing::Backend;
+    let backend = Backend::builder().build();
+    let rows = |backend: &Backend| -> Vec<(String, i64)> {
+        let conn = rusqlite::Connection::open(backend.queue.path()).unwrap();
+        let tables: Vec<String> = conn
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(|name| name.unwrap())
+            .collect();
+        tables
+            .into_iter()
+            .map(|table| {
+                let count = conn
+                    .query_row(&format!("SELECT count(*) FROM \"{table}\""), [], |r| {
+                        r.get(0)
+                    })
+                    .unwrap();
+                (table, count)
+            })
+            .collect()
+    };
+    let before = rows(&backend);
+    let hold = Arc::new(Notify::new());
+    let held = hold.clone();
+    let running = backend.local.spawn("export", move |_ctx| async move {
+        held.notified().await;
+        Ok(())
+    });
+    let done = backend.local.spawn("render", |_ctx| async move { Ok(()) });
+    tokio::task::yield_now().await;
+    assert_eq!(backend.local.list().len(), 2);
+    assert_eq!(
+        rows(&backend),
+        before,
+        "a local job writes nothing to raw.db"
+    );
+
+    // The app quits and starts again: neither the running job nor the finished one
+    // is there, and nothing runs it again.
+    let backend = backend.restart();
+    assert!(backend.local.list().is_empty());
+    assert_eq!(backend.local.get(running), None);
+    assert_eq!(backend.local.get(done), None);
+    assert_eq!(rows(&backend), before);
+    hold.notify_waiters();
+}

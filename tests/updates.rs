@@ -313,9 +313,13 @@ fn a_kind_nobody_runs_shows_as_waiting_for_a_handler_and_can_be_retired() {
 
 #[test]
 fn prepare_for_update_gives_running_jobs_back_and_they_run_after_the_restart() {
+    use tauri_plugin_jobs::sync::testing::FakeSource;
+    use tauri_plugin_jobs::sync::{SyncPolicy, SyncTarget};
     use tauri_plugin_jobs::testing::MockApp;
     let gate = Arc::new(tokio::sync::Notify::new());
     let held = gate.clone();
+    let source = Arc::new(FakeSource::new());
+    let second = Duration::from_secs(1);
     let app = MockApp::new(
         tauri_plugin_jobs::Builder::new()
             .handler(Handler::new("long", move |_: Value, ctx: JobContext| {
@@ -326,6 +330,13 @@ fn prepare_for_update_gives_running_jobs_back_and_they_run_after_the_restart() {
                     Ok(())
                 }
             }))
+            // Loops that would act every second if they still ran after the update.
+            .schedule(ScheduleSpec::every("tick", "tick", second))
+            .sync_target(
+                SyncTarget::new("feed", "me", "items"),
+                SyncPolicy::every(second).min_interval(second),
+                source.clone(),
+            )
             .without_network_watch(),
         json!([{ "identifier": "jobs:default", "allow": [{ "kind": "*" }] }]),
     );
@@ -349,6 +360,28 @@ fn prepare_for_update_gives_running_jobs_back_and_they_run_after_the_restart() {
     let job = jobs.queue().get(id).unwrap().unwrap();
     assert_eq!(job.status, JobStatus::Queued, "given back");
     assert_eq!(job.attempts, 0, "the attempt is not counted");
+    let progress = job.progress.expect("the last progress is kept");
+    assert_eq!((progress.done, progress.total), (3, Some(10)));
+    // The scheduler and the sync loop stopped: nothing new starts while the update
+    // installs (bounded: past one interval of each, real time as the app's loops run).
+    let ticks = || {
+        jobs.queue()
+            .list(&tauri_plugin_jobs::queue::JobFilter::new().kind("tick"))
+            .unwrap()
+            .len()
+    };
+    let (ticked, synced) = (ticks(), source.calls());
+    std::thread::sleep(second + Duration::from_millis(500));
+    assert_eq!(
+        ticks(),
+        ticked,
+        "the scheduler enqueued after prepare_for_update"
+    );
+    assert_eq!(
+        source.calls(),
+        synced,
+        "the sync loop ran after prepare_for_update"
+    );
     let path = jobs.queue().path().to_owned();
     let wal = {
         let mut wal = path.as_os_str().to_owned();
@@ -417,4 +450,189 @@ fn a_kind_declared_as_run_by_agents_is_not_shown_as_missing_a_handler() {
         .unwrap()
         .iter()
         .any(|c| c["kind"] == json!("unknown") && c["handlerMissing"] == json!(true)));
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct ThumbnailV3 {
+    path: String,
+    width: u32,
+    format: String,
+}
+
+/// Build 3: takes a format too, and reads build 1's and build 2's payloads, a step
+/// each (`with_second_step`: the step from 2 to 3 is there).
+fn build_3(seen: Arc<Mutex<Vec<ThumbnailV3>>>, with_second_step: bool) -> Handler {
+    let handler = Handler::new("thumb", move |job: ThumbnailV3, _ctx: JobContext| {
+        let seen = seen.clone();
+        async move {
+            seen.lock().unwrap().push(job);
+            Ok(())
+        }
+    })
+    .payload_version(3)
+    .upgrade(1, |old: ThumbnailV1| {
+        Ok::<_, String>(Thumbnail {
+            path: old.path,
+            width: 256,
+        })
+    });
+    if !with_second_step {
+        return handler;
+    }
+    handler.upgrade(2, |old: Thumbnail| {
+        Ok::<_, String>(ThumbnailV3 {
+            path: old.path,
+            width: old.width,
+            format: "png".into(),
+        })
+    })
+}
+
+#[tokio::test]
+async fn a_payload_two_versions_old_is_upgraded_a_step_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let queue = Queue::open(dir.path().join("raw.db"), QueueOptions::new()).unwrap();
+    let v1 = queue
+        .enqueue("thumb", &json!({"path": "a.png"}), EnqueueOptions::new())
+        .unwrap()
+        .id;
+    let v2 = queue
+        .enqueue(
+            "thumb",
+            &json!({"path": "b.png", "width": 64}),
+            EnqueueOptions::new().payload_version(2),
+        )
+        .unwrap()
+        .id;
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let runner = runner(&queue, build_3(seen.clone(), true), "build-3");
+    runner.drain().await.unwrap();
+    let mut seen = seen.lock().unwrap().clone();
+    seen.sort_by(|a, b| a.path.cmp(&b.path));
+    let png = |path: &str, width| ThumbnailV3 {
+        path: path.into(),
+        width,
+        format: "png".into(),
+    };
+    assert_eq!(seen, vec![png("a.png", 256), png("b.png", 64)]);
+    for id in [v1, v2] {
+        let job = queue.get(id).unwrap().unwrap();
+        assert_eq!(job.status, JobStatus::Succeeded);
+        assert_eq!(job.payload_version, 3, "stored upgraded");
+    }
+    assert_eq!(
+        queue.get(v1).unwrap().unwrap().payload,
+        json!({"path": "a.png", "width": 256, "format": "png"})
+    );
+}
+
+#[tokio::test]
+async fn a_missing_step_fails_the_job_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let queue = Queue::open(dir.path().join("raw.db"), QueueOptions::new()).unwrap();
+    let v1 = queue
+        .enqueue("thumb", &json!({"path": "a.png"}), EnqueueOptions::new())
+        .unwrap()
+        .id;
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let runner = runner(&queue, build_3(seen.clone(), false), "build-3");
+    runner.drain().await.unwrap();
+    assert!(seen.lock().unwrap().is_empty());
+    let job = queue.get(v1).unwrap().unwrap();
+    assert_eq!(job.status, JobStatus::Failed);
+    let error = job.last_error.unwrap();
+    assert!(
+        error.contains("no upgrade from version 2 is registered"),
+        "{error}"
+    );
+    assert_eq!(job.payload_version, 1, "nothing stored half-upgraded");
+}
+
+#[test]
+fn a_claimer_names_the_newest_payload_version_it_takes() {
+    use tauri_plugin_jobs::queue::ClaimRequest;
+    let dir = tempfile::tempdir().unwrap();
+    let queue = Queue::open(dir.path().join("raw.db"), QueueOptions::new()).unwrap();
+    let newer = queue
+        .enqueue(
+            "thumb",
+            &json!({"path": "b.png", "width": 64}),
+            EnqueueOptions::new().payload_version(2),
+        )
+        .unwrap()
+        .id;
+    // No spec registered here: version 1 is all a claimer takes unless it says more.
+    assert!(queue
+        .claim(&ClaimRequest::new("old-agent", ["thumb"]))
+        .unwrap()
+        .is_empty());
+    assert!(queue
+        .claim(&ClaimRequest::new("old-agent", ["thumb"]).payload_version("thumb", 1))
+        .unwrap()
+        .is_empty());
+    let claimed = queue
+        .claim(&ClaimRequest::new("new-agent", ["thumb"]).payload_version("thumb", 2))
+        .unwrap();
+    assert_eq!(claimed.len(), 1);
+    assert_eq!(claimed[0].job.id, newer);
+    assert_eq!(claimed[0].job.payload_version, 2);
+    assert_eq!(
+        claimed[0].job.payload,
+        json!({"path": "b.png", "width": 64})
+    );
+}
+
+#[tokio::test]
+async fn a_retired_kinds_running_job_is_asked_to_stop_and_ends_cancelled() {
+    use tauri_plugin_jobs::clock::{FakeClock, Timestamp};
+    for how in [Retire::Cancel, Retire::Delete] {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = FakeClock::new(Timestamp::from_millis(1_800_000_000_000));
+        let queue = Queue::open(
+            dir.path().join("raw.db"),
+            QueueOptions::new().clock(clock.clone()),
+        )
+        .unwrap();
+        let running = queue
+            .enqueue("resize", &1, EnqueueOptions::new())
+            .unwrap()
+            .id;
+        // An older build still runs the kind: its handler runs until stopped.
+        let older = Handler::new("resize", |_: Value, _ctx: JobContext| async move {
+            std::future::pending::<()>().await;
+            Ok(())
+        });
+        let older = runner(&queue, older, "older-build");
+        assert_eq!(older.dispatch().unwrap(), 1);
+        let queued = queue
+            .enqueue("resize", &2, EnqueueOptions::new())
+            .unwrap()
+            .id;
+
+        let retired = queue.retire_kind("resize", how).unwrap();
+        assert_eq!(retired.asked_to_stop, 1, "{how:?}");
+        let job = queue.get(running).unwrap().expect("a running job stays");
+        assert_eq!(job.status, JobStatus::Running, "{how:?}");
+        assert!(job.cancel_requested, "{how:?}");
+        match how {
+            Retire::Cancel => assert_eq!(
+                queue.get(queued).unwrap().unwrap().status,
+                JobStatus::Cancelled
+            ),
+            _ => assert!(queue.get(queued).unwrap().is_none()),
+        }
+        // The older build learns at its next lease renewal and stops the handler: the
+        // job ends cancelled.
+        clock.advance(Duration::from_secs(10));
+        older.maintain().unwrap();
+        while older.running() > 0 {
+            tokio::task::yield_now().await;
+            older.finish_pending().unwrap();
+        }
+        assert_eq!(
+            queue.get(running).unwrap().unwrap().status,
+            JobStatus::Cancelled,
+            "{how:?}"
+        );
+    }
 }
