@@ -1211,6 +1211,11 @@ left: number } |
 /**  The cap. */
 cap: number; 
 /**
+ *  How many run now, in every process (more than the cap when it was lowered
+ *  under them).
+ */
+running: number; 
+/**
  *  How many of the running jobs are held by a worker that stopped answering:
  *  its lease ran out, or its process on this machine is gone. Their slots come
  *  back at the next sweep (within a second).

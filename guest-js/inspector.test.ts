@@ -290,7 +290,7 @@ describe("inspector", () => {
       [
         job(1, { kind: "embed", waitingFor: [{ condition: "acPower" }, { condition: "userIdle", secs: 300 }] }),
         job(2),
-        job(3, { kind: "gpu", waitingFor: [{ condition: "slot", cap: 2, stale: 1, leaseEndsAt: 1_000 }] }),
+        job(3, { kind: "gpu", waitingFor: [{ condition: "slot", cap: 2, running: 2, stale: 1, leaseEndsAt: 1_000 }] }),
       ],
       false,
     );
@@ -301,7 +301,7 @@ describe("inspector", () => {
     const status = (id: number) => (root.querySelector(`#jobs tr[data-id="${id}"] td.status`) as HTMLElement).textContent;
     expect(status(1)).toContain("waiting for a charger and you to be away for 5 min");
     expect(status(2)).not.toContain("waiting");
-    expect(status(3)).toContain("waiting for a free slot (2 of 2 held, 1 by a worker that stopped answering)");
+    expect(status(3)).toContain("waiting for a free slot (2 running, cap 2; 1 held by a worker that stopped answering)");
     inspector.destroy();
   });
 

@@ -179,7 +179,9 @@ async fn frozen_holders_job_runs_again(noisy: bool) {
         unsafe { libc::kill(helper.0.id() as libc::pid_t, libc::SIGSTOP) },
         0
     );
-    assert_eq!(queue.get(id).unwrap().unwrap().status, JobStatus::Running);
+    let held = queue.get(id).unwrap().unwrap();
+    assert_eq!(held.status, JobStatus::Running);
+    let lease_ends = held.lease_expires_at.expect("a lease");
 
     // The app's runner, idle: no job it could claim, nothing else written to the
     // file, or only the noise.
@@ -188,7 +190,7 @@ async fn frozen_holders_job_runs_again(noisy: bool) {
     } else {
         None
     };
-    let (handler, ran, _) = recording("helped");
+    let (handler, ran, started_at) = recording("helped");
     let settings = RunnerSettings::for_tests().poll_interval(POLL);
     let runner = Runner::new(queue.clone(), vec![handler], settings).unwrap();
     runner.start();
@@ -204,10 +206,12 @@ async fn frozen_holders_job_runs_again(noisy: bool) {
         ran_in_time,
         "not run again within {bound:?}: about a lease and a sweep interval is the promise"
     );
-    // Frozen is not gone: the helper is alive, and keeps its lease to the end.
+    // Frozen is not gone: the helper is alive, and keeps its lease to the end (both
+    // times on the wall clock the lease was written on).
+    let started = started_at.lock().unwrap().expect("the handler ran");
     assert!(
-        took >= LEASE,
-        "reclaimed after {took:?}, before the lease ran out"
+        started >= lease_ends,
+        "run again at {started}, before the lease ran out at {lease_ends}"
     );
     let deadline = Instant::now() + Duration::from_secs(10);
     while queue.get(id).unwrap().unwrap().status != JobStatus::Succeeded {

@@ -83,8 +83,8 @@ export function waitingText(waiting: readonly WaitingFor[] | null | undefined): 
         return `${w.left} more job${w.left === 1 ? "" : "s"} to end`;
       case "slot":
         return w.stale === 0
-          ? `a free slot (${w.cap} of ${w.cap} running)`
-          : `a free slot (${w.cap} of ${w.cap} held, ${w.stale} by a worker that stopped answering)`;
+          ? `a free slot (${w.running} running, cap ${w.cap})`
+          : `a free slot (${w.running} running, cap ${w.cap}; ${w.stale} held by a worker that stopped answering)`;
     }
   });
   return `waiting for ${words.join(" and ")}`;

@@ -272,6 +272,9 @@ pub enum WaitingFor {
     Slot {
         /// The cap.
         cap: u32,
+        /// How many run now, in every process (more than the cap when it was lowered
+        /// under them).
+        running: u32,
         /// How many of the running jobs are held by a worker that stopped answering:
         /// its lease ran out, or its process on this machine is gone. Their slots come
         /// back at the next sweep (within a second).
@@ -290,12 +293,20 @@ impl std::fmt::Display for WaitingFor {
             WaitingFor::UnmeteredNetwork => f.write_str("an unmetered network"),
             WaitingFor::UserIdle { secs } => write!(f, "the user idle for {secs} s"),
             WaitingFor::Jobs { left } => write!(f, "{left} more job(s) to end"),
-            WaitingFor::Slot { cap, stale: 0, .. } => {
-                write!(f, "a free slot ({cap} of {cap} running)")
-            }
-            WaitingFor::Slot { cap, stale, .. } => write!(
+            WaitingFor::Slot {
+                cap,
+                running,
+                stale: 0,
+                ..
+            } => write!(f, "a free slot ({running} running, cap {cap})"),
+            WaitingFor::Slot {
+                cap,
+                running,
+                stale,
+                ..
+            } => write!(
                 f,
-                "a free slot ({cap} of {cap} held, {stale} by a worker that stopped answering)"
+                "a free slot ({running} running, cap {cap}; {stale} held by a worker that stopped answering)"
             ),
         }
     }

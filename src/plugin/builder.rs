@@ -18,7 +18,6 @@ use super::{
     commands, events, limits, triggers, Jobs, LOCAL_JOBS_PER_WINDOW, PLUGIN_NAME, REFRESH_FLOOR,
 };
 use crate::bus::EventBus;
-use crate::bus::PluginHealth;
 use crate::conditions::{ConditionSource, SystemConditions};
 use crate::config::{Config, OnConfigError};
 use crate::local::{BoxError, LocalJobContext, LocalJobs, LocalKinds};
@@ -279,7 +278,7 @@ impl Builder {
             .take()
             .unwrap_or_else(|| Arc::new(SystemConditions::default()));
         let tried = Config::load(&config_path)
-            .and_then(|config| self.open(&database, &config, &bus, &conditions));
+            .and_then(|config| self.open(&database, Some(&config), &bus, &conditions));
         let (opened, config_health) = match tried {
             Ok(opened) => (opened, Health::healthy()),
             Err(error)
@@ -288,17 +287,19 @@ impl Builder {
             {
                 tracing::error!(%error, path = %config_path.display(),
                     "config.toml refused whole: starting on the built-in settings");
-                // Whatever the first try wrote (caps, schedules) the defaults write again.
-                let opened = self.open(&database, &Config::default(), &bus, &conditions)?;
+                let opened = self.open(&database, None, &bus, &conditions)?;
+                // The webview reads it: the file by its name, not the user's path.
+                let name = config_path.file_name().map_or_else(
+                    || "config.toml".into(),
+                    |name| name.to_string_lossy().into_owned(),
+                );
+                let said = error
+                    .to_string()
+                    .replace(&config_path.display().to_string(), &name);
                 let health = Health::error(format!(
-                    "{error} (the file was refused whole: the built-in settings apply \
-                     until it is fixed and the app restarts)"
+                    "{said} (the file was refused whole: the built-in settings apply until \
+                     it is fixed and the app restarts)"
                 ));
-                bus.publish(PluginHealth {
-                    component: CONFIG_COMPONENT.to_owned(),
-                    health: health.clone(),
-                    at: opened.queue.clock().now(),
-                });
                 (opened, health)
             }
             Err(error) => return Err(error),
@@ -309,6 +310,7 @@ impl Builder {
             scheduler,
             sync,
         } = opened;
+        report_conditions(&queue);
         let local = LocalJobs::new(bus.clone());
         let jobs = Jobs {
             queue,
@@ -347,16 +349,20 @@ impl Builder {
     }
 
     /// Opens the queue on `database` and makes the runner, scheduler and sync engine
-    /// as the code and `config` say, starting nothing. It may be called again with
-    /// other settings after a failure: what it writes (kinds' caps and limits,
-    /// schedules) it writes again.
+    /// as the code and `config` say (`None`: the file was refused), starting nothing.
+    /// Everything the file says is checked before a schedule is written, so a refused
+    /// file leaves only what the second call, without it, writes again: the kinds'
+    /// caps and limits as the code sets them. Without the file, the schedules it set
+    /// at an earlier start stay as they are.
     fn open(
         &self,
         database: &std::path::Path,
-        config: &Config,
+        file: Option<&Config>,
         bus: &EventBus,
         conditions: &Arc<dyn ConditionSource>,
     ) -> crate::Result<Opened> {
+        let built_in = Config::default();
+        let config = file.unwrap_or(&built_in);
         let queue = Queue::open(
             database,
             QueueOptions::new()
@@ -364,7 +370,6 @@ impl Builder {
                 .conditions_from(conditions.clone())
                 .config(&config.jobs),
         )?;
-        report_conditions(&queue);
         for (kind, how) in &self.retired {
             let retired = queue.retire_kind(kind, *how)?;
             tracing::info!(kind = %kind, ?retired, "retired a job kind");
@@ -377,11 +382,16 @@ impl Builder {
             self.handlers.clone(),
             RunnerSettings::from_config(&config.jobs),
         )?;
+        // Checked before any schedule is written.
+        let targets = with_sync_config(self.targets.clone(), config)?;
         let scheduler = Scheduler::new(queue.clone());
-        // The code's schedules as config.toml changes them, and the file's own.
-        scheduler.declare(self.schedules.clone(), config)?;
+        match file {
+            // The code's schedules as config.toml changes them, and the file's own.
+            Some(config) => drop(scheduler.declare(self.schedules.clone(), config)?),
+            None => drop(scheduler.declare_without_file(self.schedules.clone())?),
+        }
         let sync = SyncEngine::new(queue.clone());
-        for (target, policy, source) in with_sync_config(self.targets.clone(), config)? {
+        for (target, policy, source) in targets {
             sync.register_dyn(target, policy, source)?;
         }
         Ok(Opened {
@@ -484,5 +494,73 @@ mod tests {
         let refused = refused.to_string();
         assert!(refused.contains("sync.\"demo/me/feed\""), "{refused}");
         assert!(refused.contains("registers no sync target"), "{refused}");
+    }
+
+    #[test]
+    fn a_refused_file_writes_no_schedule_and_keeps_the_ones_a_good_file_set() {
+        use crate::scheduler::Scheduler;
+        let dir = tempfile::tempdir().unwrap();
+        let database = dir.path().join("raw.db");
+        let builder = Builder::new()
+            .handler(Handler::new(
+                "echo",
+                |_: serde_json::Value, _ctx: crate::runner::JobContext| async move { Ok(()) },
+            ))
+            .schedule(ScheduleSpec::every(
+                "tidy",
+                "echo",
+                Duration::from_secs(3600),
+            ));
+        let (bus, conditions) = (
+            EventBus::new(),
+            Arc::new(crate::conditions::UnknownConditions) as Arc<dyn ConditionSource>,
+        );
+        let schedules = |queue: &Queue| {
+            let mut all: Vec<(String, Option<u64>, i64)> = Scheduler::new(queue.clone())
+                .list()
+                .unwrap()
+                .into_iter()
+                .map(|s| {
+                    (
+                        s.name,
+                        s.interval_ms.map(|ms| ms / 1000),
+                        s.next_run.as_millis(),
+                    )
+                })
+                .collect();
+            all.sort();
+            all
+        };
+        // A good file: it changes the code's schedule and adds one.
+        let good = Config::parse(
+            "[schedules.tidy]\nevery = \"2h\"\n\n[schedules.report]\nkind = \"echo\"\nevery = \"1h\"",
+            "config.toml",
+        )
+        .unwrap();
+        let opened = builder
+            .open(&database, Some(&good), &bus, &conditions)
+            .unwrap();
+        let set = schedules(&opened.queue);
+        assert_eq!(set.len(), 2);
+        assert_eq!((set[1].0.as_str(), set[1].1), ("tidy", Some(7200)));
+        drop(opened);
+
+        // A file that parses but fails later (a target the app does not register),
+        // with a schedule of its own before it: refused, and nothing of it written.
+        let bad = Config::parse(
+            "[schedules.extra]\nkind = \"echo\"\nevery = \"1m\"\n\n[sync.\"nope/me/x\"]\nevery = \"1h\"",
+            "config.toml",
+        )
+        .unwrap();
+        let Err(error) = builder.open(&database, Some(&bad), &bus, &conditions) else {
+            panic!("the file was taken");
+        };
+        assert!(
+            refuses_config(&error, std::path::Path::new("config.toml")),
+            "{error}"
+        );
+        // Started without it: the good file's schedules stay as they were.
+        let opened = builder.open(&database, None, &bus, &conditions).unwrap();
+        assert_eq!(schedules(&opened.queue), set, "a typo costs no schedule");
     }
 }

@@ -103,17 +103,18 @@ impl Queue {
             return Ok(None);
         };
         let mut one = [job];
-        self.as_seen_by(&mut one, kinds)?;
+        self.as_seen_by(&mut one, kinds);
         let [job] = one;
         Ok(Some(job))
     }
 
     /// Makes `jobs` read as a caller who may see only the kinds `kinds` allows: a
     /// reason the queue wrote that names a job of another kind (a job it waited for, its
-    /// workflow) reads without it, and a parent of another kind is not there.
-    pub(crate) fn as_seen_by(&self, jobs: &mut [Job], kinds: &Patterns) -> Result<()> {
+    /// workflow) reads without it, and a parent of another kind (or gone, or that could
+    /// not be read) is not there. It cannot fail: what it cannot tell it hides.
+    pub(crate) fn as_seen_by(&self, jobs: &mut [Job], kinds: &Patterns) {
         if kinds.is_open() {
-            return Ok(());
+            return;
         }
         for job in jobs.iter_mut() {
             let seen = job
@@ -126,26 +127,27 @@ impl Queue {
         }
         let mut parents: Vec<JobId> = jobs.iter().filter_map(|job| job.parent).collect();
         if parents.is_empty() {
-            return Ok(());
+            return;
         }
         parents.sort_unstable();
         parents.dedup();
-        let hidden: HashSet<JobId> = self.db().read(|conn| {
-            let mut hidden = HashSet::new();
-            for parent in parents {
-                // A parent that is gone (pruned) is nobody's to hide.
-                if jobs::kind_of(conn, parent)?.is_some_and(|kind| !kinds.allows(&kind)) {
-                    hidden.insert(parent);
+        let visible: HashSet<JobId> = self
+            .db()
+            .read(|conn| {
+                let mut visible = HashSet::new();
+                for parent in parents {
+                    if jobs::kind_within(conn, parent, Some(kinds))?.is_some() {
+                        visible.insert(parent);
+                    }
                 }
-            }
-            Ok(hidden)
-        })?;
+                Ok(visible)
+            })
+            .unwrap_or_default();
         for job in jobs {
-            if job.parent.is_some_and(|parent| hidden.contains(&parent)) {
+            if job.parent.is_some_and(|parent| !visible.contains(&parent)) {
                 job.parent = None;
             }
         }
-        Ok(())
     }
 
     /// A page of jobs, newest first.
@@ -181,7 +183,7 @@ impl Queue {
             jobs::list(conn, filter, limit, kinds, MAX_PAGE_BYTES)
         })?;
         self.mark_handled(&mut page);
-        self.as_seen_by(&mut page, kinds)?;
+        self.as_seen_by(&mut page, kinds);
         Ok(page)
     }
 
@@ -324,23 +326,29 @@ struct Marks {
 /// What a queued job of each kind whose cap `held` fills waits for, at `now`.
 fn slots(held: Vec<jobs::HeldSlot>, now: Timestamp) -> HashMap<String, WaitingFor> {
     let mut full = HashMap::new();
+    // Each holder's process looked at once, however many jobs it holds.
+    let mut gone: HashMap<String, bool> = HashMap::new();
     for slot in held {
         let stale = slot.lease_expires_at.is_some_and(|at| at <= now)
-            || slot
-                .lease_process
-                .as_deref()
-                .is_some_and(crate::holder::is_gone);
+            || slot.lease_process.is_some_and(|mark| {
+                *gone
+                    .entry(mark)
+                    .or_insert_with_key(|mark| crate::holder::is_gone(mark))
+            });
         let waiting = full.entry(slot.kind).or_insert(WaitingFor::Slot {
             cap: slot.cap,
+            running: 0,
             stale: 0,
             lease_ends_at: None,
         });
         if let WaitingFor::Slot {
+            running,
             stale: count,
             lease_ends_at,
             ..
         } = waiting
         {
+            *running += 1;
             *count += u32::from(stale);
             if let Some(at) = slot.lease_expires_at {
                 *lease_ends_at = Some(lease_ends_at.map_or(at, |e: Timestamp| e.min(at)));

@@ -124,9 +124,10 @@ impl Others {
 /// connection's commit, as a stream of them can be) never postpone it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Due {
-    /// Not worked out yet since the last round, which found every slot busy
-    /// (`saturated`) or failed.
+    /// Not worked out yet since the last round, which ended at `ended` and found
+    /// every slot busy (`saturated`) or failed.
     After {
+        ended: Instant,
         saturated: bool,
         failed: bool,
     },
@@ -134,21 +135,30 @@ enum Due {
 }
 
 impl Due {
-    /// The deadline, worked out from `wait` (how long from now) the first time.
+    /// After a round that ended now.
+    fn after(saturated: bool, failed: bool) -> Self {
+        Due::After {
+            ended: Instant::now(),
+            saturated,
+            failed,
+        }
+    }
+
+    /// The deadline, worked out the first time from `wait` (how long after the
+    /// round; counted from its end, so a late look only brings it earlier).
     fn at(&mut self, wait: impl FnOnce(bool, bool) -> Duration) -> Instant {
         match *self {
             Due::At(at) => at,
-            Due::After { saturated, failed } => {
-                let at = Instant::now() + wait(saturated, failed);
+            Due::After {
+                ended,
+                saturated,
+                failed,
+            } => {
+                let at = ended + wait(saturated, failed);
                 *self = Due::At(at);
                 at
             }
         }
-    }
-
-    /// Whether the deadline, once worked out, has come.
-    fn passed(&self) -> bool {
-        matches!(self, Due::At(at) if *at <= Instant::now())
     }
 }
 
@@ -180,9 +190,15 @@ impl Runner {
         let mut others = Others::new(db.data_version().ok());
         let mut batch = Vec::new();
         let mut claim = true;
-        let mut due = Due::After {
-            saturated: false,
-            failed: false,
+        let mut due = Due::after(false, false);
+        // How long after a round the next timed one comes (a query, made once per
+        // round, and only when the thread has to wait or skipped a round).
+        let wait = |saturated: bool, failed: bool| {
+            if failed {
+                self.inner.settings.poll_interval
+            } else {
+                self.next_wait(saturated)
+            }
         };
         loop {
             if claim {
@@ -194,17 +210,11 @@ impl Runner {
                         if worked {
                             others.busy(&db);
                         }
-                        Due::After {
-                            saturated,
-                            failed: false,
-                        }
+                        Due::after(saturated, false)
                     }
                     Err(error) => {
                         tracing::warn!(%error, "runner round failed; trying again after the poll interval");
-                        Due::After {
-                            saturated: false,
-                            failed: true,
-                        }
+                        Due::after(false, true)
                     }
                 };
             }
@@ -221,13 +231,7 @@ impl Runner {
                         claim = true;
                         continue;
                     }
-                    let at = due.at(|saturated, failed| {
-                        if failed {
-                            self.inner.settings.poll_interval
-                        } else {
-                            self.next_wait(saturated)
-                        }
-                    });
+                    let at = due.at(wait);
                     let until = others.deadline().map_or(at, |recheck| recheck.min(at));
                     match inbox.recv_timeout(until.saturating_duration_since(Instant::now())) {
                         Ok(signal) => signal,
@@ -258,7 +262,7 @@ impl Runner {
             // A write to the log alone: this process's own (nothing to do) or another's.
             // Without another's commit the round's deadline stays where it was: the
             // wake-up may bring a round earlier, never push the timed one later.
-            claim = !only_written || others.written(&db) || due.passed();
+            claim = !only_written || others.written(&db) || due.at(wait) <= Instant::now();
         }
     }
 

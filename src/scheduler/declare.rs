@@ -14,7 +14,8 @@ impl Scheduler {
     /// those sections add (with `kind` and `every` or `cron`). Removes the schedules an
     /// earlier start took from the file that it no longer declares; the jobs they
     /// enqueued stay. A section that cannot become a schedule (an unknown kind's
-    /// payload, a missing `kind`) is an error naming its key.
+    /// payload, a missing `kind`) is an error naming its key, and then nothing is
+    /// written: every schedule is checked before the first is.
     pub fn declare(&self, code: Vec<ScheduleSpec>, config: &Config) -> Result<Vec<Schedule>> {
         let mut specs: BTreeMap<String, (ScheduleSpec, Option<String>)> = code
             .into_iter()
@@ -32,13 +33,18 @@ impl Scheduler {
             specs.insert(name.clone(), (spec, Some(key)));
         }
         let declared: BTreeSet<String> = specs.keys().cloned().collect();
-        let mut upserted = Vec::with_capacity(specs.len());
-        for (spec, key) in specs.into_values() {
-            let schedule = self.upsert(spec).map_err(|error| match &key {
-                Some(key) => config.error(key, error.to_string()),
-                None => error,
-            })?;
-            upserted.push(schedule);
+        let checked = specs
+            .into_values()
+            .map(|(spec, key)| {
+                self.check(spec).map_err(|error| match &key {
+                    Some(key) => config.error(key, error.to_string()),
+                    None => error,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut upserted = Vec::with_capacity(checked.len());
+        for schedule in checked {
+            upserted.push(self.write(schedule)?);
         }
         let stale: Vec<String> = self
             .inner
@@ -52,6 +58,28 @@ impl Scheduler {
             self.remove(&name)?;
         }
         Ok(upserted)
+    }
+
+    /// [`declare`](Scheduler::declare) when `config.toml` was refused: the schedules
+    /// of the app's `code` as it declares them, but for those the file changed at an
+    /// earlier start, and the file's own: those stay as they are stored, so that a
+    /// typo costs the user no schedule, nor its next or last run. Nothing is removed.
+    pub(crate) fn declare_without_file(&self, code: Vec<ScheduleSpec>) -> Result<Vec<Schedule>> {
+        let mut checked = Vec::with_capacity(code.len());
+        for spec in code {
+            let stored = self
+                .inner
+                .db
+                .read(|conn| schedules::get(conn, &spec.name))?;
+            if stored.is_some_and(|row| row.origin == Origin::Config) {
+                continue;
+            }
+            checked.push(self.check(spec)?);
+        }
+        checked
+            .into_iter()
+            .map(|schedule| self.write(schedule))
+            .collect()
     }
 
     /// The version a payload of the file had when it was first applied: kept while

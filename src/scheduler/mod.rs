@@ -54,6 +54,14 @@ use crate::store::schedules::{self, ScheduleRow};
 pub use crate::clock::TimeZone;
 use spec::check_spec;
 pub use spec::{Every, Schedule, ScheduleSpec, Ticked, MIN_INTERVAL};
+/// A schedule [`Scheduler::check`] found fit to write.
+struct Checked {
+    spec: ScheduleSpec,
+    payload_version: u32,
+    zone: TimeZone,
+    zone_seen: Option<String>,
+}
+
 /// Schedules on a queue's `raw.db`. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct Scheduler {
@@ -99,10 +107,16 @@ impl Scheduler {
 
     /// Adds a schedule, or changes the one with the same name (see the module docs for
     /// what happens to its `next_run`). The payload is checked as an enqueue would.
-    pub fn upsert(&self, mut spec: ScheduleSpec) -> Result<Schedule> {
+    pub fn upsert(&self, spec: ScheduleSpec) -> Result<Schedule> {
+        let checked = self.check(spec)?;
+        self.write(checked)
+    }
+
+    /// What [`upsert`](Scheduler::upsert) checks before it writes: the spec, its
+    /// payload as an enqueue would, and its zone. Writes nothing.
+    fn check(&self, mut spec: ScheduleSpec) -> Result<Checked> {
         check_spec(&spec)?;
         let db = &self.inner.db;
-        let now = db.now();
         let payload_version = spec.payload_version.unwrap_or_else(|| {
             db.kinds()
                 .specs()
@@ -110,8 +124,26 @@ impl Scheduler {
                 .map_or(1, crate::queue::KindSpec::version)
         });
         spec.payload_version = Some(payload_version);
-        queue::check_new(db, spec.new_job(), now)?;
+        queue::check_new(db, spec.new_job(), db.now())?;
         let (zone, zone_seen) = self.wall_clock(spec.zone.as_deref())?;
+        Ok(Checked {
+            spec,
+            payload_version,
+            zone,
+            zone_seen,
+        })
+    }
+
+    /// Writes a checked schedule.
+    fn write(&self, checked: Checked) -> Result<Schedule> {
+        let Checked {
+            spec,
+            payload_version,
+            zone,
+            zone_seen,
+        } = checked;
+        let db = &self.inner.db;
+        let now = db.now();
         let payload = spec.payload.to_string();
         let (interval_ms, cron) = spec.every.columns();
         let row = db.write(now, |tx, _| {

@@ -379,6 +379,11 @@ fn a_refused_config_toml_starts_the_app_on_the_built_in_settings_and_says_why() 
         reason.contains("config.toml") && reason.contains("jobs.rate_limit"),
         "{reason}"
     );
+    let temp = std::env::temp_dir();
+    assert!(
+        !reason.contains(&*temp.to_string_lossy()),
+        "names the file, not its path: {reason}"
+    );
     // The built-in settings: the code's schedule as declared, not as the file says.
     let schedules = ui.invoke("list_schedules", json!({})).unwrap();
     assert_eq!(schedules[0]["intervalMs"], json!(3_600_000), "{schedules}");

@@ -197,6 +197,7 @@ fn a_queued_job_of_a_full_kind_says_it_waits_for_a_slot_and_who_holds_it() {
     let lease_end = START.saturating_add(30 * SEC);
     let slot = |stale| WaitingFor::Slot {
         cap: 2,
+        running: 2,
         stale,
         lease_ends_at: Some(lease_end),
     };
@@ -204,7 +205,7 @@ fn a_queued_job_of_a_full_kind_says_it_waits_for_a_slot_and_who_holds_it() {
     assert_eq!(job.waiting_for, vec![slot(0)]);
     assert_eq!(
         job.waiting_for[0].to_string(),
-        "a free slot (2 of 2 running)"
+        "a free slot (2 running, cap 2)"
     );
     // A job not due yet waits for its time, not for a slot.
     assert_eq!(h.queue.get(later).unwrap().unwrap().waiting_for, vec![]);
@@ -221,7 +222,7 @@ fn a_queued_job_of_a_full_kind_says_it_waits_for_a_slot_and_who_holds_it() {
     assert_eq!(job.waiting_for, vec![slot(2)]);
     assert_eq!(
         job.waiting_for[0].to_string(),
-        "a free slot (2 of 2 held, 2 by a worker that stopped answering)"
+        "a free slot (2 running, cap 2; 2 held by a worker that stopped answering)"
     );
     // Swept, and the one runnable first claimed: a slot is still free, so the jobs
     // that came back wait for nothing.

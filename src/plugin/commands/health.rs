@@ -1,7 +1,8 @@
 //! The health of the plugin's own components, for a page that says what is wrong
 //! (a `config.toml` the plugin refused, a damaged `raw.db`): not sync targets, whose
 //! health `sync_status` gives within the window's scope. These name no job kind nor
-//! target, so the command's scope does not filter them.
+//! target, so the command's scope does not filter them; files are named by their
+//! names, not their paths (which would say the user's name).
 
 use tauri::State;
 
@@ -22,7 +23,11 @@ pub async fn plugin_health(jobs: State<'_, Jobs>) -> CommandResult<Vec<Component
         },
         ComponentHealth {
             component: crate::db::INTEGRITY_COMPONENT.to_owned(),
-            health: crate::db::integrity_health(&queue.path(), &queue.integrity()),
+            // The file by its name, not the user's path.
+            health: crate::db::integrity_health(
+                std::path::Path::new(queue.path().file_name().unwrap_or_default()),
+                &queue.integrity(),
+            ),
         },
         ComponentHealth {
             component: "conditions".to_owned(),
