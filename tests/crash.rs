@@ -318,6 +318,12 @@ fn dead_holders_slots_come_back(live: bool) -> Duration {
     runtime
         .block_on(runner.stop(Duration::from_secs(1)))
         .unwrap();
+    // The dead process's row went with its leases; this process's stays.
+    let processes: i64 = rusqlite::Connection::open(&path)
+        .unwrap()
+        .query_row("SELECT count(*) FROM processes", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(processes, 1);
     // The two the child held lost an attempt to its death, not to a failure.
     let lost = ids
         .iter()

@@ -13,7 +13,7 @@ use super::finish::{
     Outcome,
 };
 use super::prepare::check_key;
-use super::{Queue, LEASE_SWEEP_INTERVAL};
+use super::Queue;
 use crate::clock::{duration_millis, Timestamp};
 use crate::db::Changes;
 use crate::error::{Error, Result};
@@ -231,7 +231,8 @@ impl Queue {
                 return Ok((Vec::new(), Vec::new()));
             }
         }
-        let (results, claimed, changes) = db.store().write(|tx| {
+        let known_process = self.inner.process_row.load(Ordering::Relaxed);
+        let (results, claimed, changes, process) = db.store().write(|tx| {
             let mut changes = Changes::new();
             let mut results = Vec::with_capacity(batch.len());
             for (lease, done, total) in progress {
@@ -250,8 +251,10 @@ impl Queue {
                     &mut changes,
                 )?);
             }
+            let mut process = None;
             let claimed = match request {
                 Some(request) => {
+                    process = Self::process_row(tx, known_process)?;
                     if sweep {
                         changes.extend(jobs::reclaim_expired(
                             tx,
@@ -262,12 +265,16 @@ impl Queue {
                         )?);
                     }
                     let at = (now, &conditions);
-                    claim_in(tx, request, &versioned, &specs, at, &mut changes)?
+                    let who = (request, process);
+                    claim_in(tx, who, &versioned, &specs, at, &mut changes)?
                 }
                 None => Vec::new(),
             };
-            Ok((results, claimed, changes))
+            Ok((results, claimed, changes, process))
         })?;
+        if let Some(process) = process.filter(|_| known_process == 0) {
+            self.inner.process_row.store(process, Ordering::Relaxed);
+        }
         if request.is_some() {
             self.inner
                 .last_claim_found
@@ -275,138 +282,6 @@ impl Queue {
         }
         db.publish(changes, now);
         Ok((results, claimed))
-    }
-
-    /// Ends every expired lease now, as a claim would first, and every lease whose
-    /// holder is a process of this machine that is gone. Returns how many.
-    pub fn reclaim_expired(&self) -> Result<usize> {
-        let db = self.db();
-        let now = db.now();
-        let woke_at = db.woke_at();
-        let gone = self.gone_holders()?;
-        let changes = db.store().write(|tx| {
-            jobs::reclaim_expired(tx, now, DEFAULT_MAX_LEASE_EXPIRIES, woke_at, &gone)
-        })?;
-        let count = changes.len();
-        db.publish(changes, now);
-        Ok(count)
-    }
-
-    /// About the earliest time a queued job of one of `kinds` becomes runnable, if any
-    /// is queued: exact for short queues, the earliest of the first few hundred in
-    /// claim order for long ones. Jobs that are runnable now count as now-or-earlier.
-    pub fn next_run_at(&self, kinds: &[String]) -> Result<Option<Timestamp>> {
-        let specs = self.db().kinds().specs();
-        self.db().read(|conn| {
-            let mut earliest: Option<Timestamp> = None;
-            for kind in kinds {
-                let version = specs.get(kind).map_or(1, KindSpec::version);
-                if let Some(at) = jobs::next_run_at(conn, kind, version, None)? {
-                    earliest = Some(earliest.map_or(at, |e| e.min(at)));
-                }
-            }
-            Ok(earliest)
-        })
-    }
-
-    /// When the earliest lease of a running job runs out, in any process, if any job
-    /// is running: an idle claimer wakes then, so that a dead or frozen worker's job
-    /// is reclaimed whether or not anything else happens in the file. A live worker
-    /// renews before then, and the claimer goes back to sleep.
-    pub fn next_lease_expiry(&self) -> Result<Option<Timestamp>> {
-        self.db().read(jobs::next_lease_expiry)
-    }
-
-    /// About the earliest time a job that `request` could claim becomes runnable: as
-    /// [`next_run_at`](Queue::next_run_at), over the kinds of the request that are
-    /// neither paused nor at their cap (in every process) right now, and the jobs
-    /// whose constraints the machine meets (or will, if the user stays idle). `None`
-    /// when no queued job could be claimed before something else changes (a slot
-    /// frees, a cap or a pause changes, a charger is plugged in, another process
-    /// writes): a worker then has no reason to wake for the backlog.
-    pub fn next_claimable_at(&self, request: &ClaimRequest) -> Result<Option<Timestamp>> {
-        let specs = self.db().kinds().specs();
-        let now = self.db().now();
-        let conditions = self.db().conditions(now);
-        let met = Some(&conditions);
-        self.db().read(|conn| {
-            let mut earliest: Option<Timestamp> = None;
-            let mut sooner = |at: Timestamp| earliest = Some(earliest.map_or(at, |e| e.min(at)));
-            let mut rate_bound = Vec::new();
-            for kind in &request.kinds {
-                let room = room(conn, request, kind, (now, &conditions))?;
-                let version = known_version(request, &specs, kind);
-                match (room.now, room.rate.and_then(|rate| rate.free_at())) {
-                    // At its rate limit: claimable again when the limit frees a start
-                    // (the claimer sleeps until then, not a poll). Looked at last.
-                    (0, Some(free)) if room.rate_bound => rate_bound.push((kind, free)),
-                    (0, _) => {
-                        // The kind waits for the user to be idle long enough.
-                        if let Some(wait) = room.idle_wait {
-                            if let Some(at) = jobs::next_run_at(conn, kind, version, met)? {
-                                sooner(at.max(now.saturating_add(wait)));
-                            }
-                        }
-                    }
-                    _ => {
-                        if let Some(at) = jobs::next_run_at(conn, kind, version, met)? {
-                            sooner(at);
-                        }
-                        // A job that waits for the user to be idle longer than now.
-                        if let Some(wait) = jobs::idle_wait(conn, kind, &conditions)? {
-                            sooner(now.saturating_add(wait));
-                        }
-                    }
-                }
-            }
-            // A kind whose limit frees a start only after the earliest found so far
-            // cannot move it: its backlog is not read at all.
-            for (kind, free) in rate_bound {
-                if earliest.is_some_and(|e| e <= free) {
-                    continue;
-                }
-                let version = known_version(request, &specs, kind);
-                if let Some(at) = jobs::next_run_at(conn, kind, version, met)? {
-                    let at = at.max(free);
-                    earliest = Some(earliest.map_or(at, |e| e.min(at)));
-                }
-                // Jobs that wait for the user's idle time as well as the limit.
-                if let Some(wait) = jobs::idle_wait(conn, kind, &conditions)? {
-                    let at = free.max(now.saturating_add(wait));
-                    earliest = Some(earliest.map_or(at, |e| e.min(at)));
-                }
-            }
-            Ok(earliest)
-        })
-    }
-
-    /// The marks of the lease holders of running jobs that are surely gone: processes
-    /// of this machine that died (`crate::holder`). Their jobs need not wait for their
-    /// leases to run out.
-    fn gone_holders(&self) -> Result<Vec<String>> {
-        let mut marks = self.db().read(jobs::lease_processes)?;
-        marks.retain(|mark| crate::holder::is_gone(mark));
-        Ok(marks)
-    }
-
-    /// When this handle's next claim sweeps for expired leases (see
-    /// [`LEASE_SWEEP_INTERVAL`]): now or earlier if the next claim does.
-    pub(crate) fn next_sweep_at(&self) -> Timestamp {
-        let last = self.inner.last_reclaim.load(Ordering::Relaxed);
-        Timestamp::from_millis(last.saturating_add(duration_millis(LEASE_SWEEP_INTERVAL)))
-    }
-
-    /// Whether a claim at `now` should first sweep for expired leases: at most once per
-    /// [`LEASE_SWEEP_INTERVAL`] of clock time per queue handle.
-    fn sweep_due(&self, now: Timestamp) -> bool {
-        let last = self.inner.last_reclaim.load(Ordering::Relaxed);
-        let due = now.as_millis().saturating_sub(last) >= duration_millis(LEASE_SWEEP_INTERVAL);
-        if due {
-            self.inner
-                .last_reclaim
-                .store(now.as_millis(), Ordering::Relaxed);
-        }
-        due
     }
 }
 
@@ -417,7 +292,7 @@ impl Queue {
 /// what the kind needs, else the lower of the room under its cap (the lower of the cap
 /// stored for the kind, for every claimer, and the one `request` asks for; `u32::MAX`
 /// without a cap) and the starts its rate limit allows at `now`.
-fn room(
+pub(super) fn room(
     conn: &Connection,
     request: &ClaimRequest,
     kind: &str,
@@ -457,16 +332,16 @@ fn room(
 }
 
 /// What [`room`] found for a kind.
-struct Room {
+pub(super) struct Room {
     /// Jobs that may start now.
-    now: u32,
+    pub(super) now: u32,
     /// The kind's rate limit and its state, if it has one.
-    rate: Option<RateState>,
+    pub(super) rate: Option<RateState>,
     /// Nothing may start only because of the rate limit (not paused, under its cap).
-    rate_bound: bool,
+    pub(super) rate_bound: bool,
     /// Nothing may start because the user has not been idle long enough for the
     /// kind's needs: how much longer.
-    idle_wait: Option<Duration>,
+    pub(super) idle_wait: Option<Duration>,
     /// A queued job of the kind may have constraints of its own.
     has_needs: bool,
 }
@@ -488,7 +363,7 @@ fn check_claim(request: &ClaimRequest) -> Result<()> {
 /// best runnable jobs, mark them running under the worker's lease.
 fn claim_in(
     tx: &Transaction<'_>,
-    request: &ClaimRequest,
+    (request, process): (&ClaimRequest, Option<i64>),
     kinds: &[(&str, u32)],
     specs: &HashMap<String, KindSpec>,
     (now, conditions): (Timestamp, &Conditions),
@@ -525,7 +400,7 @@ fn claim_in(
         let job = match jobs::mark_running(
             tx,
             candidate.id,
-            &request.worker,
+            (&request.worker, process),
             token,
             expires_at,
             duration_millis(lease_length),
@@ -643,7 +518,11 @@ fn ready_to_run(tx: &Transaction<'_>, spec: &KindSpec, job: &mut Job) -> Result<
 
 /// The newest payload version `request` takes for `kind`: the version it names, else
 /// the one the kind's spec in this process says, else 1.
-fn known_version(request: &ClaimRequest, specs: &HashMap<String, KindSpec>, kind: &str) -> u32 {
+pub(super) fn known_version(
+    request: &ClaimRequest,
+    specs: &HashMap<String, KindSpec>,
+    kind: &str,
+) -> u32 {
     request
         .versions
         .get(kind)

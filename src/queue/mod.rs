@@ -38,6 +38,8 @@ pub use read::{FINISHED_POLL, MAX_PAGE_BYTES, MAX_PAGE_JOBS};
 mod retire;
 pub use retire::{Retire, Retired};
 mod settings;
+mod sweep;
+mod wakes;
 mod workflow;
 
 use std::path::PathBuf;
@@ -95,6 +97,9 @@ struct Inner {
     // Whether this handle's last claim found a job. Relaxed: only a hint for whether
     // the next one should look with reads before taking the write lock.
     last_claim_found: AtomicBool,
+    // This process's row in `processes`, once a claim of this handle wrote or found
+    // it (0: not yet). Relaxed: set once, after the commit that made the row.
+    process_row: AtomicI64,
 }
 
 impl Queue {
@@ -118,6 +123,7 @@ impl Queue {
                 db,
                 last_reclaim: AtomicI64::new(i64::MIN),
                 last_claim_found: AtomicBool::new(false),
+                process_row: AtomicI64::new(0),
             }),
         })
     }

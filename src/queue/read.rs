@@ -330,7 +330,7 @@ fn slots(held: Vec<jobs::HeldSlot>, now: Timestamp) -> HashMap<String, WaitingFo
     let mut gone: HashMap<String, bool> = HashMap::new();
     for slot in held {
         let stale = slot.lease_expires_at.is_some_and(|at| at <= now)
-            || slot.lease_process.is_some_and(|mark| {
+            || slot.holder.is_some_and(|mark| {
                 *gone
                     .entry(mark)
                     .or_insert_with_key(|mark| crate::holder::is_gone(mark))

@@ -455,6 +455,10 @@ impl Runner {
                     self.inner
                         .last_prune
                         .store(now.as_millis(), Ordering::Relaxed);
+                    // The rows of processes that claimed and ended since.
+                    if let Err(error) = self.inner.queue.forget_ended_processes() {
+                        tracing::warn!(%error, "could not forget ended processes");
+                    }
                 }
             }
         }

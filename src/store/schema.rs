@@ -325,12 +325,20 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     UPDATE jobs SET waited = 1 WHERE id IN (SELECT job_id FROM job_deps);
     "#,
     // 15: the process that holds a lease (`crate::holder`).
-    // - `jobs.lease_process`: the mark of the process whose claim took the lease
-    //   (`linux/<boot>/<pid namespace>/<pid>/<start time>`; NULL where it cannot be
-    //   read, and once the lease ends), so that a claimer on the same machine can
-    //   reclaim at once a job whose holder is gone rather than wait out its lease.
+    // - `processes (id, mark)`: each process that claimed, by its mark (on Linux
+    //   `linux/<boot>/<pid ns>/<time ns>/<uid>/<pid>/<start time>`), written once
+    //   by its first claim; a row goes when its process is seen gone.
+    // - `jobs.lease_process`: the row of the process whose claim took the lease (NULL
+    //   where the mark cannot be read, and once the lease ends), so that a claimer on
+    //   the same machine can reclaim at once a job whose holder is gone rather than
+    //   wait out its lease. An integer: the mark itself in every running row cost a
+    //   tenth of the runner's rate (A/B of the suite's runner rows).
     r#"
-    ALTER TABLE jobs ADD COLUMN lease_process TEXT;
+    CREATE TABLE processes (
+        id   INTEGER PRIMARY KEY,
+        mark TEXT NOT NULL UNIQUE
+    );
+    ALTER TABLE jobs ADD COLUMN lease_process INTEGER;
     "#,
 ];
 
@@ -348,6 +356,7 @@ const TABLES: &[(i64, &str)] = &[
     (6, "job_ids"),
     (8, "job_counts"),
     (13, "job_deps"),
+    (15, "processes"),
 ];
 
 /// The tables a file of ours holds at `version`.

@@ -25,14 +25,15 @@ const NEXT_RUN_SCAN: u32 = 256;
 /// period (a third of the lease) since the wake and did not renew. A holder that is
 /// alive renews in that time; one that died, or is frozen, does not.
 ///
-/// The leases of holders known to be gone (`gone`: their marks, see `crate::holder`)
-/// end too, whether or not they ran out, as if they had just now.
+/// The leases of holders known to be gone (`gone`: their rows in `processes`, see
+/// `crate::holder`) end too, whether or not they ran out, as if they had just now,
+/// and those rows go.
 pub(crate) fn reclaim_expired(
     tx: &Transaction<'_>,
     now: Timestamp,
     default_expiries: u32,
     woke_at: Option<Timestamp>,
-    gone: &[String],
+    gone: &[i64],
 ) -> Result<Vec<Change>> {
     // ?1 now, ?2 the default; `dead` is whether this expiry is the last one allowed.
     macro_rules! dead {
@@ -70,9 +71,9 @@ pub(crate) fn reclaim_expired(
          RETURNING id, kind, status, attempts, follow_up IS NOT NULL"
     ))?;
     let woke_at = woke_at.map(Timestamp::as_millis);
-    let gone = (!gone.is_empty()).then(|| serde_json::to_string(gone).unwrap_or_default());
+    let gone_list = (!gone.is_empty()).then(|| serde_json::to_string(gone).unwrap_or_default());
     let rows = statement.query_map(
-        params![now.as_millis(), default_expiries, woke_at, gone],
+        params![now.as_millis(), default_expiries, woke_at, gone_list],
         |r| {
             let change = Change {
                 id: JobId::from_raw(r.get(0)?),
@@ -86,6 +87,7 @@ pub(crate) fn reclaim_expired(
     )?;
     let reclaimed: Vec<(Change, bool)> = rows.collect::<rusqlite::Result<_>>()?;
     drop(statement);
+    forget_processes(tx, gone)?;
     let mut changes = Vec::with_capacity(reclaimed.len());
     let mut follow_ups = Vec::new();
     for (change, follows) in reclaimed {
@@ -121,15 +123,46 @@ pub(crate) fn any_expired(conn: &Connection, now: Timestamp) -> Result<bool> {
         .query_row([now.as_millis()], |r| r.get(0))?)
 }
 
-/// The marks of the processes holding the leases of running jobs (each once), where
+/// The processes holding the leases of running jobs (each once, with its mark), where
 /// they were stored: what a claimer looks at for holders that are gone.
-pub(crate) fn lease_processes(conn: &Connection) -> Result<Vec<String>> {
+pub(crate) fn lease_processes(conn: &Connection) -> Result<Vec<(i64, String)>> {
     let mut statement = conn.prepare_cached(
-        "SELECT DISTINCT lease_process FROM jobs INDEXED BY jobs_active \
-         WHERE status = 'running' AND lease_process IS NOT NULL",
+        "SELECT id, mark FROM processes WHERE id IN \
+         (SELECT lease_process FROM jobs INDEXED BY jobs_active \
+          WHERE status = 'running' AND lease_process IS NOT NULL)",
     )?;
-    let rows = statement.query_map([], |r| r.get(0))?;
+    let rows = statement.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The processes no running job names (each with its mark): what retention looks at
+/// for rows of processes that ended.
+pub(crate) fn idle_processes(conn: &Connection) -> Result<Vec<(i64, String)>> {
+    let mut statement = conn.prepare_cached(
+        "SELECT id, mark FROM processes WHERE id NOT IN \
+         (SELECT lease_process FROM jobs INDEXED BY jobs_active \
+          WHERE status = 'running' AND lease_process IS NOT NULL)",
+    )?;
+    let rows = statement.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The row of the process with `mark`, written if it is the first claim of it.
+pub(crate) fn process_row(tx: &Transaction<'_>, mark: &str) -> Result<i64> {
+    tx.prepare_cached("INSERT OR IGNORE INTO processes (mark) VALUES (?1)")?
+        .execute([mark])?;
+    Ok(tx
+        .prepare_cached("SELECT id FROM processes WHERE mark = ?1")?
+        .query_row([mark], |r| r.get(0))?)
+}
+
+/// Deletes the rows of processes in `gone`.
+pub(crate) fn forget_processes(tx: &Transaction<'_>, gone: &[i64]) -> Result<()> {
+    let mut statement = tx.prepare_cached("DELETE FROM processes WHERE id = ?1")?;
+    for id in gone {
+        statement.execute([id])?;
+    }
+    Ok(())
 }
 
 /// The earliest `lease_expires_at` of a running job (the running rows are few).
@@ -320,7 +353,7 @@ pub(crate) const CANDIDATES: &str = "SELECT priority, run_at, id FROM jobs INDEX
 pub(crate) fn mark_running(
     tx: &Transaction<'_>,
     id: i64,
-    worker: &str,
+    (worker, process): (&str, Option<i64>),
     token: i64,
     expires_at: Timestamp,
     lease_ms: i64,
@@ -340,7 +373,7 @@ pub(crate) fn mark_running(
         now.as_millis(),
         token,
         lease_ms,
-        crate::holder::this_process()
+        process
     ])?;
     match read_one(tx, JobId::from_raw(id))? {
         None => Err(Error::JobNotFound(JobId::from_raw(id))),

@@ -209,15 +209,17 @@ pub(crate) struct HeldSlot {
     pub kind: String,
     pub cap: u32,
     pub lease_expires_at: Option<Timestamp>,
-    pub lease_process: Option<String>,
+    /// The mark of the process holding it, when it has one (`crate::holder`).
+    pub holder: Option<String>,
 }
 
 /// The running jobs of every kind whose stored cap they fill (the running rows are
 /// few): what a queued job of such a kind waits for.
 pub(crate) fn full_caps(conn: &Connection) -> Result<Vec<HeldSlot>> {
     let mut statement = conn.prepare_cached(
-        "SELECT j.kind, k.max_running, j.lease_expires_at, j.lease_process \
+        "SELECT j.kind, k.max_running, j.lease_expires_at, p.mark \
          FROM kinds k JOIN jobs j INDEXED BY jobs_active ON j.status = 'running' AND j.kind = k.kind \
+         LEFT JOIN processes p ON p.id = j.lease_process \
          WHERE k.max_running IS NOT NULL AND k.max_running <= \
            (SELECT count(*) FROM jobs INDEXED BY jobs_active WHERE status = 'running' AND kind = k.kind)",
     )?;
@@ -226,7 +228,7 @@ pub(crate) fn full_caps(conn: &Connection) -> Result<Vec<HeldSlot>> {
             kind: r.get(0)?,
             cap: r.get(1)?,
             lease_expires_at: r.get::<_, Option<i64>>(2)?.map(Timestamp::from_millis),
-            lease_process: r.get(3)?,
+            holder: r.get(3)?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
