@@ -1,12 +1,14 @@
 //! Where the machine's conditions come from, for jobs with [`Constraints`]: one
 //! injected [`ConditionSource`], so that tests use [`FakeConditions`] and move it by
-//! hand, and an app gets [`SystemConditions`] (what the operating system says).
+//! hand, and an app gets [`SystemConditions`] (what the operating system says), or
+//! [`Overridden`] to pretend (on battery, on a metered network) over the real machine.
 //!
 //! A source is asked for a snapshot at every claim, so it must answer from memory; it
 //! tells the queue when a condition changed (a charger plugged in, another network),
 //! and the queue wakes its runners. The user's idle time is not an event: it grows on
 //! its own, and a runner waiting for it sleeps until it would be long enough.
 
+mod overridden;
 mod system;
 
 use std::fmt;
@@ -15,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use crate::locks::lock;
 pub use crate::model::{Conditions, Constraints, WaitingFor};
 use crate::model::{Health, Timestamp};
+pub use overridden::Overridden;
 pub use system::{SystemConditions, SystemSettings};
 
 /// Something the source calls when a condition changed.

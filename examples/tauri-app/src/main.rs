@@ -124,7 +124,7 @@ fn enqueue_legacy_job(app: tauri::AppHandle) -> Result<i64, String> {
 /// The page's "Pretend on battery" switch: a command of the demo, not of the plugin.
 #[tauri::command]
 fn set_pretend_on_battery(conditions: State<'_, DemoConditions>, on_battery: bool) {
-    conditions.pretend_on_battery(on_battery);
+    conditions::pretend_on_battery(&conditions, on_battery);
 }
 
 /// Re-embeds a mailbox: only on a charger (the kind's constraint).
@@ -203,7 +203,7 @@ fn ingest_handler() -> Handler {
 
 fn main() {
     let (address, feed) = server::start().expect("the demo feed starts on loopback");
-    let conditions = DemoConditions::default();
+    let conditions = DemoConditions::new(Default::default());
     let mut jobs = tauri_plugin_jobs::Builder::new()
         .handler(ingest_handler())
         .handler(reembed_handler())
