@@ -20,6 +20,7 @@ import {
 } from "./bindings";
 import { unwrap } from "./core";
 
+/** A listener of the plugin's events: the event, and how many the page's subscription dropped so far. */
 export type EventHandler = (event: Event, dropped: number) => void;
 
 /** The page's one subscription, shared by every listener while any is left. */

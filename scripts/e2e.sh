@@ -9,6 +9,9 @@ cd "$(dirname "$0")/.."
 source scripts/webdriver.sh
 
 [ -d node_modules ] || npm ci --no-audit --no-fund --ignore-scripts
+# webdriverio: the example app's own package (examples/tauri-app/package.json).
+[ -d examples/tauri-app/node_modules ] ||
+  npm ci --prefix examples/tauri-app --no-audit --no-fund --ignore-scripts
 npm run build >/dev/null
 npm run build:example >/dev/null
 cargo build -p jobs-demo --locked

@@ -4,7 +4,7 @@
 # create-tauri-app vanilla-ts project (ci/quickstart: the template, the README's
 # additions, tauri-plugin-sql beside them) built from the two in a directory outside
 # this checkout, so nothing can come from the working tree. Then a smoke test in the
-# real webview (scripts/quickstart-smoke.mjs): every awaited call of the README's
+# real webview (examples/tauri-app/e2e/quickstart-smoke.mjs): every awaited call of the README's
 # snippet settles, a durable job's result, a local job's progress, Refresh, the
 # inspector, and the template's own greet command and SQL plugin.
 #
@@ -63,6 +63,10 @@ mv "$work/tauri-plugin-jobs-$version" "$work/tauri-plugin-jobs"
 
 # The npm package: packed (its prepare script builds dist-js), then listed.
 [ -d node_modules ] || npm ci --no-audit --no-fund --ignore-scripts
+# The WebDriver client of the smoke test: the example app's own package, not the
+# webview package's (an install of that pulls no browser driver).
+[ -d examples/tauri-app/node_modules ] ||
+  npm ci --prefix examples/tauri-app --no-audit --no-fund --ignore-scripts
 npm pack --json --pack-destination "$work" >"$work/npm-pack.json"
 python3 -c 'import json,sys; [print(f["path"]) for f in json.load(open(sys.argv[1]))[0]["files"]]' \
   "$work/npm-pack.json" >"$work/npm-files"
@@ -98,7 +102,7 @@ export XDG_DATA_HOME="$work/data" XDG_CONFIG_HOME="$work/config"
 mkdir -p "$XDG_DATA_HOME" "$XDG_CONFIG_HOME"
 export QUICKSTART_BIN="$CARGO_TARGET_DIR/debug/quickstart"
 start_webdriver "$work"
-if ! timeout 120 node scripts/quickstart-smoke.mjs; then
+if ! timeout 120 node examples/tauri-app/e2e/quickstart-smoke.mjs; then
   driver_log
   exit 1
 fi

