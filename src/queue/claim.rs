@@ -252,10 +252,12 @@ impl Queue {
                 )?);
             }
             let mut process = None;
+            let mut reclaimed = 0..0;
             let claimed = match request {
                 Some(request) => {
                     process = Self::process_row(tx, known_process)?;
                     if sweep {
+                        let from = changes.len();
                         changes.extend(jobs::reclaim_expired(
                             tx,
                             now,
@@ -263,6 +265,7 @@ impl Queue {
                             woke_at,
                             &gone,
                         )?);
+                        reclaimed = from..changes.len();
                     }
                     let at = (now, &conditions);
                     let who = (request, process);
@@ -270,8 +273,12 @@ impl Queue {
                 }
                 None => Vec::new(),
             };
-            Ok((results, claimed, changes, process))
+            Ok((results, claimed, changes, (process, reclaimed)))
         })?;
+        let (process, reclaimed) = process;
+        Self::log_retries(&batch, &results);
+        Self::log_reclaimed(&changes[reclaimed]);
+        self.log_failed(&changes);
         if let Some(process) = process.filter(|_| known_process == 0) {
             self.inner.process_row.store(process, Ordering::Relaxed);
         }

@@ -31,6 +31,7 @@ mod claim;
 mod enqueue;
 mod finish;
 mod insert;
+mod logs;
 mod options;
 mod prepare;
 mod read;

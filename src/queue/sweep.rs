@@ -24,6 +24,8 @@ impl Queue {
         let changes = db.store().write(|tx| {
             jobs::reclaim_expired(tx, now, DEFAULT_MAX_LEASE_EXPIRIES, woke_at, &gone)
         })?;
+        Self::log_reclaimed(&changes);
+        self.log_failed(&changes);
         let count = changes.len();
         db.publish(changes, now);
         Ok(count)

@@ -17,6 +17,7 @@ use super::{
 use crate::bus::{PluginHealth, SyncFinished};
 use crate::clock::Timestamp;
 use crate::locks::lock;
+use crate::model::{Health, HealthStatus};
 use crate::panics::CatchUnwind;
 use crate::progress::Throttle;
 
@@ -295,19 +296,36 @@ impl SyncEngine {
             let mut targets = lock(&self.inner.targets);
             match targets.get_mut(target) {
                 Some(entry) if entry.health.as_ref() != Some(&health) => {
-                    entry.health = Some(health.clone());
-                    true
+                    let was = entry.health.replace(health.clone());
+                    Some(was.map(|was| was.status))
                 }
-                _ => false,
+                _ => None,
             }
         };
-        if changed {
+        if let Some(was) = changed {
+            log_health(target, was, &health);
             self.inner.db.bus().publish(PluginHealth {
                 component: target.to_string(),
                 health,
                 at: self.now(),
             });
         }
+    }
+}
+
+/// Logs a target's health when its verdict changed (not each time its reason does: a
+/// retry after two failures instead of one writes no line): WARN when it is failing,
+/// offline, throttled or silent, INFO when it is healthy again. A target that starts
+/// healthy writes nothing.
+fn log_health(target: &SyncTarget, was: Option<HealthStatus>, now: &Health) {
+    if was == Some(now.status) || (was.is_none() && now.status == HealthStatus::Healthy) {
+        return;
+    }
+    let reason = now.reason.as_deref().unwrap_or_default();
+    match now.status {
+        HealthStatus::Healthy => tracing::info!(%target, "sync target healthy again"),
+        HealthStatus::Error => tracing::warn!(%target, %reason, "sync target failing"),
+        _ => tracing::warn!(%target, %reason, "sync target not healthy"),
     }
 }
 
