@@ -833,6 +833,43 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
         return unwrap(await commands.jobDependencies(id));
     }
 
+    /** A duration in the largest whole unit: "2 h", "5 min", "30 s", "250 ms". */
+    function duration(ms) {
+        if (ms % 86_400_000 === 0)
+            return `${ms / 86_400_000} d`;
+        if (ms % 3_600_000 === 0)
+            return `${ms / 3_600_000} h`;
+        if (ms % 60_000 === 0)
+            return `${ms / 60_000} min`;
+        if (ms % 1000 === 0)
+            return `${ms / 1000} s`;
+        return `${ms} ms`;
+    }
+    /** What a queued job waits for, as a person would say it ("waiting for a charger"). */
+    function waitingText(waiting) {
+        if (!waiting || waiting.length === 0)
+            return null;
+        const words = waiting.map((w) => {
+            switch (w.condition) {
+                case "acPower":
+                    return "a charger";
+                case "battery":
+                    return `a charger or ${w.atLeast}% battery`;
+                case "unmeteredNetwork":
+                    return "an unmetered network";
+                case "userIdle":
+                    return `you to be away for ${duration(w.secs * 1000)}`;
+                case "jobs":
+                    return `${w.left} more job${w.left === 1 ? "" : "s"} to end`;
+                case "slot":
+                    return w.stale === 0
+                        ? `a free slot (${w.running} running, cap ${w.cap})`
+                        : `a free slot (${w.running} running, cap ${w.cap}; ${w.stale} held by a worker that stopped answering)`;
+            }
+        });
+        return `waiting for ${words.join(" and ")}`;
+    }
+
     /**
      * The webview side of tauri-plugin-jobs: thin async functions over the plugin's
      * commands (here), listeners that return an unlisten function (`./events`), helpers
@@ -1071,6 +1108,7 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     exports.commands = commands;
     exports.deleteJob = deleteJob;
     exports.disconnectAccount = disconnectAccount;
+    exports.duration = duration;
     exports.enqueue = enqueue;
     exports.enqueueAndWait = enqueueAndWait;
     exports.enqueueWorkflow = enqueueWorkflow;
@@ -1108,6 +1146,7 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     exports.syncIfDue = syncIfDue;
     exports.syncNow = syncNow;
     exports.syncStatus = syncStatus;
+    exports.waitingText = waitingText;
     exports.watchJob = watchJob;
     exports.watchLocalJob = watchLocalJob;
     exports.wireNetworkHint = wireNetworkHint;

@@ -1056,6 +1056,22 @@ until: Timestamp } |
 until: Timestamp };
 
 /**
+ *  What started a sync run, as its `syncFinished` event says: a page can say "synced
+ *  when you came back" (`wake`) or "refreshed" (`refresh`).
+ */
+export type StartedBy = 
+/**  The policy's own cadence (the engine's loop, `run_due`). */
+"schedule" | 
+/**  The user pressed Refresh (`sync_now`). */
+"refresh" | 
+/**  A window gained focus. */
+"focus" | 
+/**  The network came back. */
+"networkBack" | 
+/**  The machine woke from sleep. */
+"wake";
+
+/**
  *  A sync run ended (a run that was skipped publishes nothing). With its outcome a
  *  page can show the last sync without polling.
  */
@@ -1064,6 +1080,11 @@ export type SyncFinished = {
 	target: string,
 	/**  How the run ended. */
 	outcome: SyncOutcome,
+	/**
+	 *  What started it. A caller that joined a run in flight (a Refresh pressed while
+	 *  the loop's run went on) gets that run's outcome: this says what started it.
+	 */
+	startedBy: StartedBy,
 	/**  When it ended. */
 	at: Timestamp,
 };
@@ -1073,13 +1094,13 @@ export type SyncOutcome =
 /**  Data was fetched. */
 ({ outcome: "updated"; 
 /**  Items changed. */
-changed: number }) & { error?: never; offline?: never; retry_at?: never; until?: never } | 
+changed: number }) & { error?: never; offline?: never; retryAt?: never; until?: never } | 
 /**  Nothing changed. */
-({ outcome: "notModified" }) & { changed?: never; error?: never; offline?: never; retry_at?: never; until?: never } | 
+({ outcome: "notModified" }) & { changed?: never; error?: never; offline?: never; retryAt?: never; until?: never } | 
 /**  The server asked to wait; the next run is deferred. */
 ({ outcome: "throttled"; 
 /**  Until when. */
-until: Timestamp }) & { changed?: never; error?: never; offline?: never; retry_at?: never } | 
+until: Timestamp }) & { changed?: never; error?: never; offline?: never; retryAt?: never } | 
 /**  The run failed. */
 ({ outcome: "failed"; 
 /**  Whether the service could not be reached. */
@@ -1087,13 +1108,13 @@ offline: boolean;
 /**  What happened (redacted). */
 error: string; 
 /**  When the engine tries again. */
-retry_at: Timestamp }) & { changed?: never; until?: never } | 
+retryAt: Timestamp }) & { changed?: never; until?: never } | 
 /**  No run happened. */
 {
 	outcome: "skipped",
 } & SkipReason | 
 /**  The run was cancelled (its account was disconnected). */
-({ outcome: "cancelled" }) & { changed?: never; error?: never; offline?: never; retry_at?: never; until?: never };
+({ outcome: "cancelled" }) & { changed?: never; error?: never; offline?: never; retryAt?: never; until?: never };
 
 /**  A sync run's progress. */
 export type SyncProgress = {

@@ -363,3 +363,18 @@ describe("runLocal", () => {
     expect(calls.length).toBe(before);
   });
 });
+
+describe("words", () => {
+  it("say what a queued job waits for, as the inspector does", () => {
+    expect(api.waitingText([])).toBeNull();
+    expect(api.waitingText(null)).toBeNull();
+    expect(
+      api.waitingText([
+        { condition: "acPower" },
+        { condition: "userIdle", secs: 300 },
+      ]),
+    ).toBe("waiting for a charger and you to be away for 5 min");
+    expect(api.duration(7_200_000)).toBe("2 h");
+    expect(api.duration(250)).toBe("250 ms");
+  });
+});

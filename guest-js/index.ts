@@ -40,6 +40,7 @@ export { JobsError } from "./core";
 export * from "./events";
 export * from "./watch";
 export * from "./workflows";
+export { duration, waitingText } from "./words";
 
 /** @deprecated Renamed {@link Enqueued}, after the Rust type it mirrors. */
 export type EnqueueResult = Enqueued;

@@ -4,8 +4,6 @@
  * the row of a job found by its id, and what a waiting job waits for.
  */
 
-import type { WaitingFor } from "../bindings";
-
 /** Attributes; `on*` functions become listeners, `false` and empty values are left out. */
 type Attrs = Record<string, unknown>;
 
@@ -35,14 +33,6 @@ export function time(ms: number | null | undefined): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
 }
 
-export function duration(ms: number): string {
-  if (ms % 86_400_000 === 0) return `${ms / 86_400_000} d`;
-  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
-  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
-  if (ms % 1000 === 0) return `${ms / 1000} s`;
-  return `${ms} ms`;
-}
-
 export function json(value: unknown): string {
   return value === null || value === undefined ? "—" : JSON.stringify(value, null, 2);
 }
@@ -63,29 +53,8 @@ export function rowOf(tbody: Element, id: string | number): HTMLTableRowElement 
   return Array.from(tbody.querySelectorAll("tr")).find((row) => row.dataset.id === String(id));
 }
 
+export { duration, waitingText } from "../words";
+
 /** What a job of a kind nobody runs here is waiting for. */
 export const NO_HANDLER = "waiting for a handler that is not registered in this app (a kind an update removed?)";
 
-/** What a queued job waits for, as a person would say it ("waiting for a charger"). */
-export function waitingText(waiting: readonly WaitingFor[] | null | undefined): string | null {
-  if (!waiting || waiting.length === 0) return null;
-  const words = waiting.map((w) => {
-    switch (w.condition) {
-      case "acPower":
-        return "a charger";
-      case "battery":
-        return `a charger or ${w.atLeast}% battery`;
-      case "unmeteredNetwork":
-        return "an unmetered network";
-      case "userIdle":
-        return `you to be away for ${duration(w.secs * 1000)}`;
-      case "jobs":
-        return `${w.left} more job${w.left === 1 ? "" : "s"} to end`;
-      case "slot":
-        return w.stale === 0
-          ? `a free slot (${w.running} running, cap ${w.cap})`
-          : `a free slot (${w.running} running, cap ${w.cap}; ${w.stale} held by a worker that stopped answering)`;
-    }
-  });
-  return `waiting for ${words.join(" and ")}`;
-}

@@ -5,7 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Health, JobId, JobStatus, LocalJobId, LocalJobStatus, SyncOutcome, Timestamp};
+use crate::model::{
+    Health, JobId, JobStatus, LocalJobId, LocalJobStatus, StartedBy, SyncOutcome, Timestamp,
+};
 
 /// Everything published on the [`EventBus`](super::EventBus).
 ///
@@ -242,6 +244,9 @@ pub struct SyncFinished {
     pub target: String,
     /// How the run ended.
     pub outcome: SyncOutcome,
+    /// What started it. A caller that joined a run in flight (a Refresh pressed while
+    /// the loop's run went on) gets that run's outcome: this says what started it.
+    pub started_by: StartedBy,
     /// When it ended.
     pub at: Timestamp,
 }

@@ -42,5 +42,5 @@ pub(crate) use policies::RateState;
 pub use policies::{DependencyFailure, EnqueueOutcome, OnDuplicate, RateLimit};
 pub(crate) use redact::truncate_chars;
 pub use redact::{redact, sanitize_error, MAX_ERROR_CHARS};
-pub use sync::{SkipReason, SyncOutcome};
+pub use sync::{SkipReason, StartedBy, SyncOutcome};
 pub use time::Timestamp;

@@ -33,6 +33,25 @@ pub enum SkipReason {
     },
 }
 
+/// What started a sync run, as its `syncFinished` event says: a page can say "synced
+/// when you came back" (`wake`) or "refreshed" (`refresh`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum StartedBy {
+    /// The policy's own cadence (the engine's loop, `run_due`).
+    Schedule,
+    /// The user pressed Refresh (`sync_now`).
+    Refresh,
+    /// A window gained focus.
+    Focus,
+    /// The network came back.
+    NetworkBack,
+    /// The machine woke from sleep.
+    Wake,
+}
+
 /// How a run ended, as every caller waiting on it sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -52,6 +71,7 @@ pub enum SyncOutcome {
         until: Timestamp,
     },
     /// The run failed.
+    #[serde(rename_all = "camelCase")]
     Failed {
         /// Whether the service could not be reached.
         offline: bool,

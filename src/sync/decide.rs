@@ -3,7 +3,8 @@
 //! state ([`apply`]: validators kept, backoff, offline retry, server throttles).
 
 use super::{
-    SkipReason, SyncError, SyncOutcome, SyncPolicy, SyncResult, SyncState, ThrottleReason, Trigger,
+    SkipReason, StartedBy, SyncError, SyncOutcome, SyncPolicy, SyncResult, SyncState,
+    ThrottleReason, Trigger,
 };
 use crate::clock::Timestamp;
 use crate::model::sanitize_error;
@@ -17,6 +18,19 @@ pub(super) enum Mode {
     IfDue(Trigger),
     /// [`sync_now`](super::SyncEngine::sync_now): the user asked.
     Now,
+}
+
+impl Mode {
+    /// What a run this mode starts says started it.
+    pub(super) fn started_by(self) -> StartedBy {
+        match self {
+            Mode::Due => StartedBy::Schedule,
+            Mode::Now => StartedBy::Refresh,
+            Mode::IfDue(Trigger::Focus) => StartedBy::Focus,
+            Mode::IfDue(Trigger::NetworkBack) => StartedBy::NetworkBack,
+            Mode::IfDue(Trigger::Wake) => StartedBy::Wake,
+        }
+    }
 }
 
 /// Why `mode` should not start a run now, if it should not.

@@ -50,7 +50,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use http::{poll_interval, retry_after};
 pub use network::{NetworkWatch, NETWORK_DEBOUNCE};
-pub use outcome::{SkipReason, SyncOutcome, Trigger};
+pub use outcome::{SkipReason, StartedBy, SyncOutcome, Trigger};
 pub use policy::{SyncPolicy, SyncPolicyError};
 pub use source::{
     BoxFuture, Result, SyncContext, SyncError, SyncReport, SyncResult, SyncSource, SyncThrottle,

@@ -17,4 +17,4 @@ pub enum Trigger {
     Wake,
 }
 
-pub use crate::model::{SkipReason, SyncOutcome};
+pub use crate::model::{SkipReason, StartedBy, SyncOutcome};

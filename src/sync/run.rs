@@ -278,6 +278,7 @@ impl SyncEngine {
         self.inner.db.bus().publish(SyncFinished {
             target: target.to_string(),
             outcome: outcome.clone(),
+            started_by: mode.started_by(),
             at: self.now(),
         });
         if !cancel.is_cancelled() {

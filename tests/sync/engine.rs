@@ -429,3 +429,32 @@ async fn a_trigger_runs_every_target_at_once_so_a_slow_one_delays_no_other() {
     let outcomes = all.await.unwrap();
     assert_eq!(outcomes.len(), 2);
 }
+
+#[tokio::test]
+async fn a_finished_run_says_what_started_it() {
+    use tauri_plugin_jobs::sync::StartedBy;
+    let (h, _source) = setup();
+    let mut stream = h.queue.bus().subscribe(100);
+    h.engine.run_due(h.now()).await;
+    h.engine.sync_now(&inbox()).await.unwrap();
+    for trigger in [Trigger::Focus, Trigger::NetworkBack, Trigger::Wake] {
+        h.advance(MIN);
+        h.engine.sync_if_due(&inbox(), trigger).await.unwrap();
+    }
+    let mut started = Vec::new();
+    while let Some(event) = stream.try_next() {
+        if let Event::SyncFinished(finished) = &*event {
+            started.push(finished.started_by);
+        }
+    }
+    assert_eq!(
+        started,
+        [
+            StartedBy::Schedule,
+            StartedBy::Refresh,
+            StartedBy::Focus,
+            StartedBy::NetworkBack,
+            StartedBy::Wake
+        ]
+    );
+}
