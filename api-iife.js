@@ -508,9 +508,12 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
             }
         });
     }
-    /** Durable job state changes. */
+    /**
+     * Durable job state changes. Narrowed by `kind`, an event's `id` remembers the kind, so
+     * `watchJob(event.id)` and `getJob` give that kind's result.
+     */
     function onJobState(handler) {
-        return onType("jobStateChanged", handler);
+        return onType("jobStateChanged", (event) => handler(event));
     }
     /** Durable job progress, about one event per percent. */
     function onDurableProgress(handler) {
@@ -627,25 +630,6 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
             .map(([status, n]) => `${n} ${status}`);
         return parts.length > 0 ? parts.join(", ") : "its parent did not succeed";
     }
-    /**
-     * Follows a durable job to its end, whoever runs it: resolves with its result, or
-     * rejects with a `JobsError` (`jobFailed`, `cancelled`, `notFound`). Progress comes
-     * from the job's events, starting from what the job last stored (a window opened
-     * mid-job shows the bar where it is). The job is read after the listener is in place,
-     * so an end that came before is not missed. When `signal` fires, the job is cancelled
-     * and the promise settles at once: `cancelled`, unless the job had already finished.
-     * `watchJob(id, onProgress)` is short for `watchJob(id, { onProgress })`.
-     *
-     * A workflow's parent (a job with pieces, see {@link enqueueWorkflow}) is followed
-     * as the whole workflow: the promise settles once the parent and every piece have
-     * ended, resolving with the parent's result, or rejecting with `jobFailed` when the
-     * workflow failed as its waiting jobs' policies say (a failed piece cancels the
-     * final job by default; one enqueued with `onDependencyFailure: "run"` decides by
-     * its own end). Progress is then the pieces ended of all of them, read again at
-     * most every 100 ms while jobs end and every 2 s anyway; `signal` cancels the whole
-     * workflow. Pieces a
-     * parent enqueues while it runs are followed once it has ended.
-     */
     async function watchJob(id, options = {}) {
         const { onProgress = () => { }, signal } = typeof options === "function" ? { onProgress: options } : options;
         // Woken by an event that may change the answer; `dirty` keeps a wake that came
@@ -771,11 +755,6 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
             unlisten();
         }
     }
-    /**
-     * Enqueues a durable job for the user and follows it to its end (see
-     * {@link watchJob}): `enqueueAndWait("export", { path }, { onProgress, signal })`.
-     * With a signal that already fired, nothing is enqueued.
-     */
     async function enqueueAndWait(kind, payload, options = {}) {
         const { onProgress, signal, ...enqueueOptions } = options;
         if (signal?.aborted)
@@ -790,8 +769,8 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
      * status and one progress figure); what a job waits for; cancel and (`jobs:admin`)
      * retry as one. Follow one to its end with `watchJob(parent)`.
      */
-    function step({ kind, payload = null, options = {} }) {
-        return { kind, payload, options: enqueueArgs(options) };
+    function step({ kind, payload, options = {} }) {
+        return { kind, payload: (payload ?? null), options: enqueueArgs(options) };
     }
     /**
      * Enqueues a workflow for the user in one transaction: every step's kind must be in
@@ -879,11 +858,18 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
      * The typed commands themselves are generated into `./bindings` by tauri-specta;
      * everything here is built on them.
      */
-    /** Enqueues a durable job for the user. Options left out take their defaults. */
+    /**
+     * Enqueues a durable job for the user. Options left out take their defaults. With the
+     * app's kinds declared ({@link JobKinds}), `kind` must be one of them and `payload`
+     * what its handler takes.
+     */
     async function enqueue(kind, payload, options = {}) {
         return unwrap(await commands.enqueue(kind, payload, enqueueArgs(options)));
     }
-    /** One durable job, or `null` (also for a job of a kind outside the window's scope). */
+    /**
+     * One durable job, or `null` (also for a job of a kind outside the window's scope).
+     * Narrow it by `kind` to type its payload and result.
+     */
     async function getJob(id) {
         return unwrap(await commands.getJob(id));
     }
@@ -896,24 +882,9 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     async function jobCounts() {
         return unwrap(await commands.jobCounts());
     }
-    /** Starts a local job kind the app registered and resolves with what it returned. */
     async function spawnAwaitable(kind, args = null) {
         return unwrap(await commands.spawnAwaitable(kind, args));
     }
-    /**
-     * Starts a local job kind the app registered, in one call: resolves at once with its
-     * id and a `result` promise. Progress for this job only (none of any other) reaches
-     * `onProgress` through a channel of the call's own, so it cannot be confused with
-     * another job of the same kind and cannot arrive before the page has the id's
-     * promise. When `signal` fires, the job is cancelled and `result` rejects with
-     * `cancelled` at once (unless it had already ended). A signal that fired before the
-     * call starts nothing.
-     *
-     * ```ts
-     * const run = await runLocal<string>("export", 400, { onProgress: (p) => (bar.value = p ?? 0), signal });
-     * shown.textContent = await run.result;
-     * ```
-     */
     async function runLocal(kind, args = null, options = {}) {
         const { onProgress = () => { }, signal } = options;
         if (signal?.aborted)
@@ -962,7 +933,6 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
         }
         return { id, result };
     }
-    /** Starts a local job kind the app registered; resolves with its id at once. */
     async function spawnLocal(kind, args = null) {
         return unwrap(await commands.spawnLocal(kind, args));
     }
@@ -1033,6 +1003,8 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     async function deleteJob(id) {
         unwrap(await commands.deleteJob(id));
     }
+    // Pausing and resuming take any name (a kind or schedule as a list shows it, a retired
+    // kind's included); running a schedule, enqueueing and syncing take the declared ones.
     /** Pauses a job kind: no process claims it until it is resumed. */
     async function pauseKind(kind) {
         unwrap(await commands.pauseKind(kind));

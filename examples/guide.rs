@@ -244,7 +244,25 @@ println!("{} jobs will run again after the update", ready.released.len());
     Ok(())
 }
 
+/// "Typed kinds": types from the app's own bindings, and the check in a test (not run
+/// here: the file it checks is an app's).
+#[rustfmt::skip]
+fn typed_kinds(jobs: tauri_plugin_jobs::Builder) -> Result<(), Box<dyn Error>> {
+use tauri_plugin_jobs::typescript::Typescript;
+
+// The app's tauri-specta (or ts-rs) already writes its types to src/bindings.ts:
+// the declarations import them by their Rust names.
+let declarations = Typescript::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../src/jobs-kinds.d.ts"))
+    .types_from("./bindings")
+    .sync_targets_like("mail/${string}/inbox") // targets for accounts added at run time
+    .schedule("nightly"); // a schedule only config.toml sets
+// In one of the app's tests: fails when a handler changed and the file did not.
+jobs.check_typescript(&declarations)?;
+Ok(())
+}
+
 fn main() -> Result<(), Box<dyn Error>> {
+    let _ = typed_kinds;
     let _ = payload_versions();
     pretend_on_battery();
     let _ = failing_source::Feed {

@@ -19,6 +19,7 @@ import {
   type SyncProgress,
 } from "./bindings";
 import { unwrap } from "./core";
+import type { TypedJobStateChanged } from "./kinds";
 
 /** A listener of the plugin's events: the event, and how many the page's subscription dropped so far. */
 export type EventHandler = (event: Event, dropped: number) => void;
@@ -95,9 +96,12 @@ function onType<K extends Event["type"]>(
   });
 }
 
-/** Durable job state changes. */
-export function onJobState(handler: (event: JobStateChanged) => void): Promise<UnlistenFn> {
-  return onType("jobStateChanged", handler);
+/**
+ * Durable job state changes. Narrowed by `kind`, an event's `id` remembers the kind, so
+ * `watchJob(event.id)` and `getJob` give that kind's result.
+ */
+export function onJobState(handler: (event: TypedJobStateChanged) => void): Promise<UnlistenFn> {
+  return onType("jobStateChanged", (event: JobStateChanged) => handler(event as TypedJobStateChanged));
 }
 
 /** Durable job progress, about one event per percent. */

@@ -18,7 +18,6 @@ import {
   type EnqueueArgs,
   type Enqueued,
   type Heartbeat,
-  type Job,
   type JobFilter,
   type JobProgressValue,
   type RetryOutcome,
@@ -34,10 +33,23 @@ import {
   type Trigger,
 } from "./bindings";
 import { JobsError, enqueueArgs, unwrap } from "./core";
+import type {
+  ArgsOf,
+  DeclaredLocalKind,
+  JobIdOf,
+  JobKindName,
+  LocalResultOf,
+  PayloadOf,
+  ScheduleName,
+  SyncTargetName,
+  TypedJob,
+  UndeclaredLocalKind,
+} from "./kinds";
 
 export * from "./bindings";
 export { JobsError } from "./core";
 export * from "./events";
+export * from "./kinds";
 export * from "./watch";
 export * from "./workflows";
 export { duration, waitingText } from "./words";
@@ -45,20 +57,34 @@ export { duration, waitingText } from "./words";
 /** @deprecated Renamed {@link Enqueued}, after the Rust type it mirrors. */
 export type EnqueueResult = Enqueued;
 
-/** Enqueues a durable job for the user. Options left out take their defaults. */
-export async function enqueue(kind: string, payload: Value, options: Partial<EnqueueArgs> = {}): Promise<Enqueued> {
-  return unwrap(await commands.enqueue(kind, payload, enqueueArgs(options)));
+/** What {@link enqueue} resolves with: its `id` remembers the job's kind. */
+export type EnqueuedOf<K> = Omit<Enqueued, "id"> & { id: JobIdOf<K> };
+
+/**
+ * Enqueues a durable job for the user. Options left out take their defaults. With the
+ * app's kinds declared ({@link JobKinds}), `kind` must be one of them and `payload`
+ * what its handler takes.
+ */
+export async function enqueue<K extends JobKindName>(
+  kind: K,
+  payload: PayloadOf<K>,
+  options: Partial<EnqueueArgs> = {},
+): Promise<EnqueuedOf<K>> {
+  return unwrap(await commands.enqueue(kind, payload as Value, enqueueArgs(options)));
 }
 
-/** One durable job, or `null` (also for a job of a kind outside the window's scope). */
-export async function getJob(id: number): Promise<Job | null> {
-  return unwrap(await commands.getJob(id));
+/**
+ * One durable job, or `null` (also for a job of a kind outside the window's scope).
+ * Narrow it by `kind` to type its payload and result.
+ */
+export async function getJob(id: number): Promise<TypedJob | null> {
+  return unwrap(await commands.getJob(id)) as TypedJob | null;
 }
 
 /** A page of durable jobs, newest first; pass the last id as `before` for the next page. */
-export async function listJobs(filter: Partial<JobFilter> = {}): Promise<Job[]> {
+export async function listJobs(filter: Partial<JobFilter> = {}): Promise<TypedJob[]> {
   const full: JobFilter = { status: null, kind: null, parent: null, actor: null, before: null, limit: null, ...filter };
-  return unwrap(await commands.listJobs(full));
+  return unwrap(await commands.listJobs(full)) as TypedJob[];
 }
 
 /** How many durable jobs there are of each kind in each status. */
@@ -67,8 +93,11 @@ export async function jobCounts(): Promise<KindCount[]> {
 }
 
 /** Starts a local job kind the app registered and resolves with what it returned. */
-export async function spawnAwaitable<T = Value>(kind: string, args: Value = null): Promise<T> {
-  return unwrap(await commands.spawnAwaitable(kind, args)) as T;
+export async function spawnAwaitable<K extends DeclaredLocalKind>(kind: K, args: ArgsOf<K>): Promise<LocalResultOf<K>>;
+/** The same while the app declares no {@link LocalKinds}: the result's type is the caller's word. */
+export async function spawnAwaitable<T = Value>(kind: UndeclaredLocalKind, args?: Value): Promise<T>;
+export async function spawnAwaitable(kind: string, args: unknown = null): Promise<unknown> {
+  return unwrap(await commands.spawnAwaitable(kind, args as Value));
 }
 
 /** What {@link runLocal} takes. */
@@ -97,11 +126,18 @@ export type LocalRun<T> = {
  * call starts nothing.
  *
  * ```ts
- * const run = await runLocal<string>("export", 400, { onProgress: (p) => (bar.value = p ?? 0), signal });
- * shown.textContent = await run.result;
+ * const run = await runLocal("export", 400, { onProgress: (p) => (bar.value = p ?? 0), signal });
+ * shown.textContent = await run.result; // typed by the kind's declaration in LocalKinds
  * ```
  */
-export async function runLocal<T = Value>(kind: string, args: Value = null, options: RunOptions = {}): Promise<LocalRun<T>> {
+export async function runLocal<K extends DeclaredLocalKind>(
+  kind: K,
+  args: ArgsOf<K>,
+  options?: RunOptions,
+): Promise<LocalRun<LocalResultOf<K>>>;
+/** The same while the app declares no {@link LocalKinds}: the result's type is the caller's word. */
+export async function runLocal<T = Value>(kind: UndeclaredLocalKind, args?: Value, options?: RunOptions): Promise<LocalRun<T>>;
+export async function runLocal<T>(kind: string, args: unknown = null, options: RunOptions = {}): Promise<LocalRun<T>> {
   const { onProgress = () => {}, signal } = options;
   if (signal?.aborted) throw new JobsError("cancelled", `aborted before ${kind} started`);
   let settled = false;
@@ -128,7 +164,7 @@ export async function runLocal<T = Value>(kind: string, args: Value = null, opti
       reject(new JobsError("jobFailed", `local job ${kind} failed: ${event.error ?? "no error recorded"}`));
     }
   });
-  const id = unwrap(await commands.runLocal(kind, args, channel));
+  const id = unwrap(await commands.runLocal(kind, args as Value, channel));
   if (signal) {
     const abort = () => {
       void cancel(id).catch(() => {});
@@ -143,8 +179,11 @@ export async function runLocal<T = Value>(kind: string, args: Value = null, opti
 }
 
 /** Starts a local job kind the app registered; resolves with its id at once. */
-export async function spawnLocal(kind: string, args: Value = null): Promise<string> {
-  return unwrap(await commands.spawnLocal(kind, args));
+export async function spawnLocal<K extends DeclaredLocalKind>(kind: K, args: ArgsOf<K>): Promise<string>;
+/** The same while the app declares no {@link LocalKinds}. */
+export async function spawnLocal(kind: UndeclaredLocalKind, args?: Value): Promise<string>;
+export async function spawnLocal(kind: string, args: unknown = null): Promise<string> {
+  return unwrap(await commands.spawnLocal(kind, args as Value));
 }
 
 /** One local job's record, or `null`. */
@@ -167,7 +206,7 @@ export async function cancel(job: number | string | JobRef): Promise<"cancelled"
 }
 
 /** Syncs a target (`connector/account/name`) now: the user pressed Refresh. */
-export async function syncNow(target: string): Promise<SyncOutcome> {
+export async function syncNow(target: SyncTargetName): Promise<SyncOutcome> {
   return unwrap(await commands.syncNow(target));
 }
 
@@ -176,13 +215,16 @@ export async function syncNow(target: string): Promise<SyncOutcome> {
  * it backs off. `trigger` says what the page saw (`"focus"` by default); after the
  * browser's `online` event pass `"networkBack"`, which retries an offline target at once.
  */
-export async function syncIfDue(target: string, trigger: Trigger = "focus"): Promise<SyncOutcome> {
+export async function syncIfDue(target: SyncTargetName, trigger: Trigger = "focus"): Promise<SyncOutcome> {
   return unwrap(await commands.syncIfDue(target, trigger));
 }
 
+/** A sync target's status, its `target` one the app declares ({@link SyncTargets}). */
+export type TypedSyncStatus = Omit<SyncStatus, "target"> & { target: SyncTargetName };
+
 /** State and health of every sync target. */
-export async function syncStatus(): Promise<SyncStatus[]> {
-  return unwrap(await commands.syncStatus());
+export async function syncStatus(): Promise<TypedSyncStatus[]> {
+  return unwrap(await commands.syncStatus()) as TypedSyncStatus[];
 }
 
 /**
@@ -205,9 +247,12 @@ export async function networkHint(online: boolean): Promise<void> {
   unwrap(await commands.networkHint(online));
 }
 
+/** A schedule, its `name` one the app declares ({@link Schedules}). */
+export type TypedSchedule = Omit<Schedule, "name"> & { name: ScheduleName };
+
 /** Every schedule with its next run. */
-export async function listSchedules(): Promise<Schedule[]> {
-  return unwrap(await commands.listSchedules());
+export async function listSchedules(): Promise<TypedSchedule[]> {
+  return unwrap(await commands.listSchedules()) as TypedSchedule[];
 }
 
 /** The job kinds paused now, in every process. */
@@ -227,6 +272,9 @@ export async function deleteJob(id: number): Promise<void> {
   unwrap(await commands.deleteJob(id));
 }
 
+// Pausing and resuming take any name (a kind or schedule as a list shows it, a retired
+// kind's included); running a schedule, enqueueing and syncing take the declared ones.
+
 /** Pauses a job kind: no process claims it until it is resumed. */
 export async function pauseKind(kind: string): Promise<void> {
   unwrap(await commands.pauseKind(kind));
@@ -238,7 +286,7 @@ export async function resumeKind(kind: string): Promise<void> {
 }
 
 /** Runs a schedule's job now, without moving its next run. */
-export async function runScheduleNow(name: string): Promise<Enqueued> {
+export async function runScheduleNow(name: ScheduleName): Promise<Enqueued> {
   return unwrap(await commands.runScheduleNow(name));
 }
 
@@ -265,8 +313,12 @@ export async function pruneJobs(olderThanMs: number): Promise<number> {
 // ===== external agents (`jobs:agents`) =====
 
 /** Enqueues a durable job as an external agent (actor `agent`). */
-export async function agentEnqueue(kind: string, payload: Value, options: Partial<EnqueueArgs> = {}): Promise<Enqueued> {
-  return unwrap(await commands.agentEnqueue(kind, payload, enqueueArgs(options)));
+export async function agentEnqueue<K extends JobKindName>(
+  kind: K,
+  payload: PayloadOf<K>,
+  options: Partial<EnqueueArgs> = {},
+): Promise<EnqueuedOf<K>> {
+  return unwrap(await commands.agentEnqueue(kind, payload as Value, enqueueArgs(options)));
 }
 
 /** Claims jobs as the agent `request.agent`, under the caps stored for their kinds. */

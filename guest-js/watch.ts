@@ -15,6 +15,7 @@ import {
 } from "./bindings";
 import { JobsError, enqueueArgs, unwrap } from "./core";
 import { onJobsEvent } from "./events";
+import type { DeclaredJobKind, JobIdOf, PayloadOf, ResultOf, UndeclaredJobKind } from "./kinds";
 
 /**
  * Follows one local job to its end, calling `onProgress` with 0 to 100 (or `null`
@@ -134,7 +135,16 @@ function failures(flow: WorkflowState): string {
  * workflow. Pieces a
  * parent enqueues while it runs are followed once it has ended.
  */
+export async function watchJob<K extends DeclaredJobKind>(
+  id: JobIdOf<K>,
+  options?: WatchOptions | NonNullable<WatchOptions["onProgress"]>,
+): Promise<ResultOf<K>>;
+/** The same for an id that does not say its kind: the result's type is the caller's word. */
 export async function watchJob<T = Value>(
+  id: number,
+  options?: WatchOptions | NonNullable<WatchOptions["onProgress"]>,
+): Promise<T>;
+export async function watchJob<T>(
   id: number,
   options: WatchOptions | NonNullable<WatchOptions["onProgress"]> = {},
 ): Promise<T> {
@@ -253,15 +263,27 @@ export async function watchJob<T = Value>(
 /**
  * Enqueues a durable job for the user and follows it to its end (see
  * {@link watchJob}): `enqueueAndWait("export", { path }, { onProgress, signal })`.
- * With a signal that already fired, nothing is enqueued.
+ * With a signal that already fired, nothing is enqueued. With the app's kinds declared
+ * ({@link JobKinds}), the payload is checked against the kind's and the result typed.
  */
+export async function enqueueAndWait<K extends DeclaredJobKind>(
+  kind: K,
+  payload: PayloadOf<K>,
+  options?: Partial<EnqueueArgs> & WatchOptions,
+): Promise<ResultOf<K>>;
+/** The same while the app declares no {@link JobKinds}: the result's type is the caller's word. */
 export async function enqueueAndWait<T = Value>(
-  kind: string,
+  kind: UndeclaredJobKind,
   payload: Value,
+  options?: Partial<EnqueueArgs> & WatchOptions,
+): Promise<T>;
+export async function enqueueAndWait<T>(
+  kind: string,
+  payload: unknown,
   options: Partial<EnqueueArgs> & WatchOptions = {},
 ): Promise<T> {
   const { onProgress, signal, ...enqueueOptions } = options;
   if (signal?.aborted) throw new JobsError("cancelled", "aborted before it was enqueued");
-  const { id } = unwrap(await commands.enqueue(kind, payload, enqueueArgs(enqueueOptions)));
+  const { id } = unwrap(await commands.enqueue(kind, payload as Value, enqueueArgs(enqueueOptions)));
   return watchJob<T>(id, { onProgress, signal });
 }

@@ -15,22 +15,34 @@ import {
   type WorkflowState,
 } from "./bindings";
 import { enqueueArgs, unwrap } from "./core";
+import type { JobIdOf, JobKindName, PayloadOf } from "./kinds";
 
-/** One job of a workflow: its kind, payload and options (no `parent`: the workflow sets it). */
-export type Step = { kind: string; payload?: Value; options?: Partial<EnqueueArgs> };
+/**
+ * One job of a workflow of kind `K`: its payload (which may be left out where the kind
+ * takes `null`) and options (no `parent`: the workflow sets it).
+ */
+export type StepOf<K> = { kind: K; options?: Partial<EnqueueArgs> } & (null extends PayloadOf<K>
+  ? { payload?: PayloadOf<K> }
+  : { payload: PayloadOf<K> });
 
-/** What {@link enqueueWorkflow} takes. */
-export type WorkflowSteps = {
+/** One job of a workflow, of any kind; with the app's kinds declared, its payload is checked against its kind's. */
+export type Step = { [K in JobKindName]: StepOf<K> }[JobKindName];
+
+/** What {@link enqueueWorkflow} takes; `P` is the parent's kind. */
+export type WorkflowSteps<P extends JobKindName = JobKindName> = {
   /** The parent job, which the workflow is known by. */
-  parent: Step;
+  parent: StepOf<P>;
   /** Its pieces, each a piece of the parent. */
   pieces?: Step[];
   /** Jobs that run once every piece has ended (pieces of the parent too). */
   then?: Step[];
 };
 
-function step({ kind, payload = null, options = {} }: Step) {
-  return { kind, payload, options: enqueueArgs(options) };
+/** What {@link enqueueWorkflow} resolves with: the parent's id remembers its kind. */
+export type TypedWorkflowIds<P> = Omit<WorkflowIds, "parent"> & { parent: JobIdOf<P> };
+
+function step({ kind, payload, options = {} }: Step) {
+  return { kind, payload: (payload ?? null) as Value, options: enqueueArgs(options) };
 }
 
 /**
@@ -46,10 +58,10 @@ function step({ kind, payload = null, options = {} }: Step) {
  * await watchJob(ids.parent, (percent) => (bar.value = percent ?? 0));
  * ```
  */
-export async function enqueueWorkflow(workflow: WorkflowSteps): Promise<WorkflowIds> {
+export async function enqueueWorkflow<P extends JobKindName>(workflow: WorkflowSteps<P>): Promise<TypedWorkflowIds<P>> {
   return unwrap(
     await commands.enqueueWorkflow({
-      parent: step(workflow.parent),
+      parent: step(workflow.parent as Step),
       pieces: (workflow.pieces ?? []).map(step),
       then: (workflow.then ?? []).map(step),
     }),

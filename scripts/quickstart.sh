@@ -80,6 +80,24 @@ cd "$work/quickstart"
 npm ci --no-audit --no-fund
 npm install --no-audit --no-fund "../$tarball"
 npm run build
+# The kinds' declarations (src/jobs-kinds.d.ts) are what type the page: a kind name
+# with a typo, or a payload of the wrong shape, fails the build.
+cp src/main.ts "$work/main.ts"
+for wrong in 's/enqueueAndWait("thumbnail", { path: "a.png"/enqueueAndWait("thumbnial", { path: "a.png"/' \
+  's/width: 256 }/width: "256" }/' 's/runLocal("export"/runLocal("exprot"/'; do
+  sed "$wrong" "$work/main.ts" >src/main.ts
+  if cmp -s src/main.ts "$work/main.ts"; then
+    echo "quickstart: '$wrong' changed nothing in src/main.ts" >&2
+    exit 1
+  fi
+  if npm run build >"$work/wrong-build.log" 2>&1; then
+    echo "quickstart: npm run build passed with a wrong call ($wrong)" >&2
+    exit 1
+  fi
+  grep -q "error TS" "$work/wrong-build.log"
+done
+cp "$work/main.ts" src/main.ts
+echo "quickstart: a wrong kind name, payload or local kind each fails npm run build"
 
 cd src-tauri
 # The build cache lives in this checkout's target/ (outputs only, no sources); the
@@ -104,5 +122,11 @@ export QUICKSTART_BIN="$CARGO_TARGET_DIR/debug/quickstart"
 start_webdriver "$work"
 if ! timeout 120 node examples/tauri-app/e2e/quickstart-smoke.mjs; then
   driver_log
+  exit 1
+fi
+# The debug build wrote the kinds' declarations at start (Builder::typescript): they
+# must be the committed ones, or the page was type-checked against stale kinds.
+if ! diff -u ci/quickstart/src/jobs-kinds.d.ts "$work/quickstart/src/jobs-kinds.d.ts"; then
+  echo "quickstart: ci/quickstart/src/jobs-kinds.d.ts is not what the app writes: copy it from a run" >&2
   exit 1
 fi

@@ -35,7 +35,7 @@
 //! ```text
 //! model
 //! locks panics random json tempdir watch holder
-//! clock error backoff
+//! clock error backoff typescript
 //! kinds bus health progress conditions
 //! store
 //! config background
@@ -57,7 +57,8 @@
 //!   [`RetryPolicy`](queue::RetryPolicy) is re-exported by [`queue`]), `kinds` (what the
 //!   queue knows about a kind: [`Schema`](queue::Schema), [`KindSpec`](queue::KindSpec)),
 //!   `watch` (a wake-up when any process writes `raw.db`'s write-ahead log), `holder`
-//!   (which process holds a lease, and whether it is gone).
+//!   (which process holds a lease, and whether it is gone), [`typescript`] (the app's
+//!   kinds, targets and schedules as declarations for the webview's `tsc`).
 //! - [`bus`]: typed events, with handlers that never miss one and bounded streams that
 //!   drop the oldest; [`health`] re-exports the health model it carries; `progress`
 //!   throttles progress reports to about one event a percent; [`conditions`]: where
@@ -112,6 +113,7 @@ mod locks;
 mod panics;
 pub mod random;
 mod tempdir;
+pub mod typescript;
 mod watch;
 
 mod backoff;

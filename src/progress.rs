@@ -13,6 +13,23 @@ use std::time::Duration;
 use crate::clock::{duration_millis, Clock};
 pub(crate) use crate::model::percent;
 
+/// What `progress` returns on a durable job's and on a local job's context: the report
+/// is made when the call returns. It may be awaited, and is then ready at once, so both
+/// `ctx.progress(1, Some(4));` and `ctx.progress(1, Some(4)).await;` work on either
+/// context (a local job's was once async).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Reported;
+
+impl std::future::IntoFuture for Reported {
+    type Output = ();
+    type IntoFuture = std::future::Ready<()>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        std::future::ready(())
+    }
+}
+
 /// With an unknown total, the least clock time between two progress events.
 pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(250);
 
@@ -98,5 +115,16 @@ impl Throttle {
         self.held_back
             .swap(false, Ordering::Relaxed)
             .then(|| self.current())
+    }
+}
+
+#[cfg(test)]
+mod reported_tests {
+    use super::Reported;
+
+    #[tokio::test]
+    async fn a_report_awaited_is_ready_at_once() {
+        // The form a local job's body was written in while its progress was async.
+        Reported.await;
     }
 }

@@ -27,6 +27,8 @@ type Body = dyn Fn(
 struct LocalKind {
     body: Arc<Body>,
     exclusive: bool,
+    /// The Rust types of the arguments and the result, for the TypeScript declarations.
+    types: (&'static str, &'static str),
 }
 
 /// The kinds registered by name.
@@ -65,6 +67,7 @@ impl LocalKinds {
             LocalKind {
                 body: Arc::new(body),
                 exclusive,
+                types: (std::any::type_name::<A>(), std::any::type_name::<T>()),
             },
         );
     }
@@ -91,6 +94,14 @@ impl LocalKinds {
         let registered = self.get(&kind)?;
         let body = move |ctx| (registered.body)(args, ctx);
         jobs.spawn_json(kind, registered.exclusive, body, observer)
+    }
+
+    /// Every kind with the Rust types of its arguments and result.
+    pub(crate) fn declared(&self) -> Vec<(String, &'static str, &'static str)> {
+        self.kinds
+            .iter()
+            .map(|(kind, registered)| (kind.clone(), registered.types.0, registered.types.1))
+            .collect()
     }
 
     fn get(&self, kind: &str) -> Result<LocalKind> {

@@ -48,7 +48,7 @@ pub use crate::model::{
     LocalJob, LocalJobId, LocalJobStatus, LocalRunEvent, MAX_LOCAL_RESULT_BYTES,
 };
 
-pub use crate::progress::PROGRESS_INTERVAL;
+pub use crate::progress::{Reported, PROGRESS_INTERVAL};
 pub(crate) use kinds::LocalKinds;
 use progress::Progress;
 use run::no_json;
@@ -144,9 +144,12 @@ impl LocalJobContext {
         self.token.cancelled().await;
     }
 
-    /// Reports `done` steps of `total` (if known). Cheap: events are throttled.
-    pub async fn progress(&self, done: u64, total: Option<u64>) {
+    /// Reports `done` steps of `total` (if known), as a durable job's context does.
+    /// Cheap: events are throttled. Awaiting what it returns is allowed and waits for
+    /// nothing (see [`Reported`]).
+    pub fn progress(&self, done: u64, total: Option<u64>) -> Reported {
         self.progress.report(done, total);
+        Reported
     }
 }
 
@@ -187,7 +190,7 @@ struct Inner {
 ///         if ctx.is_cancelled() {
 ///             break;
 ///         }
-///         ctx.progress(step, Some(10)).await;
+///         ctx.progress(step, Some(10));
 ///     }
 ///     Ok::<_, tauri_plugin_jobs::local::BoxError>("report.pdf".to_owned())
 /// });

@@ -27,6 +27,7 @@ use crate::queue::{KindSpec, Queue, QueueOptions, Retire};
 use crate::runner::{Handler, Runner, RunnerSettings};
 use crate::scheduler::{ScheduleSpec, Scheduler};
 use crate::sync::{DynSource, SyncEngine, SyncPolicy, SyncSource, SyncTarget, NETWORK_DEBOUNCE};
+use crate::typescript::Typescript;
 
 /// Builds the plugin: handlers, schedules, sync targets and the local job kinds the
 /// webview may start.
@@ -49,10 +50,10 @@ use crate::sync::{DynSource, SyncEngine, SyncPolicy, SyncSource, SyncTarget, NET
 #[derive(Default)]
 #[must_use]
 pub struct Builder {
-    handlers: Vec<Handler>,
-    schedules: Vec<ScheduleSpec>,
-    targets: Vec<(SyncTarget, SyncPolicy, Arc<dyn DynSource>)>,
-    local_kinds: LocalKinds,
+    pub(super) handlers: Vec<Handler>,
+    pub(super) schedules: Vec<ScheduleSpec>,
+    pub(super) targets: Vec<(SyncTarget, SyncPolicy, Arc<dyn DynSource>)>,
+    pub(super) local_kinds: LocalKinds,
     database: Option<PathBuf>,
     config: Option<PathBuf>,
     grace: Option<Duration>,
@@ -60,7 +61,8 @@ pub struct Builder {
     local_jobs_per_window: Option<usize>,
     refresh_floor: Option<Duration>,
     retired: Vec<(String, Retire)>,
-    agent_kinds: Vec<String>,
+    pub(super) agent_kinds: Vec<String>,
+    pub(super) typescript: Option<Typescript>,
     conditions: Option<Arc<dyn ConditionSource>>,
     on_config_error: OnConfigError,
 }
@@ -207,6 +209,7 @@ impl Builder {
 
     /// The plugin.
     pub fn build<R: Runtime>(self) -> TauriPlugin<R> {
+        self.write_declarations_in_debug_builds();
         let mut setup = Some(self);
         tauri::plugin::Builder::new(PLUGIN_NAME)
             .invoke_handler(every_command!(tauri::generate_handler))

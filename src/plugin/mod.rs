@@ -93,6 +93,7 @@ macro_rules! every_command {
 
 // After the macro, which it uses.
 mod builder;
+mod declarations;
 
 /// The tauri-specta builder with every command and event, which
 /// `guest-js/bindings.ts` is exported from. Only with the `specta` feature, which this

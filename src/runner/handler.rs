@@ -101,10 +101,14 @@ impl JobContext {
     /// percent (at most 101 per attempt with a known total; one per 250 ms without),
     /// and stored with the job at most once a second while it runs and once with its
     /// outcome, where `get` and `list` read it.
-    pub fn progress(&self, done: u64, total: Option<u64>) {
+    ///
+    /// A local job's context has the same call; awaiting what it returns is allowed
+    /// and waits for nothing (see [`Reported`](crate::local::Reported)).
+    pub fn progress(&self, done: u64, total: Option<u64>) -> crate::local::Reported {
         if let Some(progress) = &self.progress {
             progress.report(done, total);
         }
+        crate::local::Reported
     }
 
     /// Whether the job is being cancelled (cancel asked for, lease lost, shutdown past
@@ -171,6 +175,8 @@ pub struct Handler {
     pub(crate) max_lease_expiries: Option<u32>,
     pub(crate) rate_limit: Option<RateLimit>,
     pub(crate) constraints: Option<Constraints>,
+    /// The Rust types of the payload and the result, for the TypeScript declarations.
+    pub(crate) types: (&'static str, &'static str),
 }
 
 impl fmt::Debug for Handler {
@@ -227,6 +233,7 @@ impl Handler {
             max_lease_expiries: None,
             rate_limit: None,
             constraints: None,
+            types: (std::any::type_name::<P>(), std::any::type_name::<R>()),
         }
     }
 

@@ -58,7 +58,7 @@ fn app_with(granted: &[&str], more: impl FnOnce(Builder) -> Builder) -> App {
         .local_kind("double", |n: u32, _ctx| async move { Ok(n * 2) })
         .exclusive_local_kind("export", |steps: u64, ctx| async move {
             for step in 1..=steps {
-                ctx.progress(step, Some(steps)).await;
+                ctx.progress(step, Some(steps));
             }
             Ok(steps)
         });

@@ -41,7 +41,7 @@ async function tryJobs() {
   await onJobState((change) => jobsLog(`job ${change.id} ${change.kind}: ${change.to}`));
 
   // A durable job, awaited: resolves with what the handler returned.
-  const thumbnail = await enqueueAndWait<string>("thumbnail", { path: "a.png", width: 256 });
+  const thumbnail = await enqueueAndWait("thumbnail", { path: "a.png", width: 256 });
   jobsLog(`thumbnail: ${thumbnail}`);
 
   // A job that fails rejects with a JobsError: a closed set of codes, and a message.
@@ -54,7 +54,7 @@ async function tryJobs() {
 
   // A process-local job with a progress bar: the id at once, the result at the end.
   const bar = document.querySelector<HTMLProgressElement>("#jobs-progress")!;
-  const run = await runLocal<number>("export", 5000, {
+  const run = await runLocal("export", 5000, {
     onProgress: (percent) => (bar.value = percent ?? 0),
   });
   jobsLog(`export ${run.id}: ${await run.result} rows`);

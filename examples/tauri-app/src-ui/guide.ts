@@ -1,13 +1,13 @@
 // The guide's webview snippets (docs/), word for word inside functions, so that
 // `npm run typecheck` checks them (tests/readme.rs checks every ts block of the guide
 // is here or in the quick start's page). Not part of the demo's page.
-import { enqueue, getWorkflow, JobsError, listJobs, pluginHealth, watchJob } from "../../../guest-js/index";
+import { enqueue, getJob, getWorkflow, JobsError, listJobs, onJobState, pluginHealth, watchJob } from "../../../guest-js/index";
 
 /** docs/webview.md: a durable job with a progress bar. */
 export async function thumbnailWithABar(bar: HTMLProgressElement): Promise<string> {
 // Enqueue, then follow it: the bar starts where the job is, even on a page opened late.
 const { id } = await enqueue("thumbnail", { path: "a.png", width: 256 });
-const result = await watchJob<string>(id, (percent) => (bar.value = percent ?? 0));
+const result = await watchJob(id, (percent) => (bar.value = percent ?? 0));
   return result;
 }
 
@@ -47,4 +47,22 @@ const config = (await pluginHealth()).find((c) => c.component === "config");
 if (config && config.health.status !== "healthy") {
   banner.textContent = config.health.reason ?? "config.toml was refused";
 }
+}
+
+/** docs/typed-kinds.md: what the declarations give a page. */
+export async function typedKinds(show: (line: string) => void): Promise<void> {
+// A kind the app did not register, or a payload not its handler's, fails tsc:
+// enqueue("thumbnial", …), enqueue("thumbnail", { path: "a.png" }).
+const { id } = await enqueue("thumbnail", { path: "a.png", width: 256 });
+const shown: string = await watchJob(id); // the handler's result type
+
+// Events and records narrowed by kind give that kind's types.
+await onJobState(async (change) => {
+  if (change.kind === "thumbnail" && change.to === "succeeded") {
+    show(`thumbnail: ${await watchJob(change.id)}`);
+  }
+});
+const job = await getJob(id);
+if (job?.kind === "thumbnail") show(`${job.payload.path} at ${job.payload.width}px`);
+  show(shown);
 }

@@ -29,7 +29,11 @@ import {
   wireNetworkHint,
   JobsError,
   type Job,
+  type ScheduleName,
 } from "../../../guest-js/index";
+// The demo's own types (specta writes them); the kinds' declarations beside this file
+// (src-ui/jobs-kinds.d.ts, which the plugin writes) type every call below.
+import type { Ingest } from "./types";
 import { defineInspector } from "../../../guest-js/inspector";
 
 const TARGET = "demo/local/feed";
@@ -103,7 +107,7 @@ $("export-start").addEventListener("click", async () => {
   $<HTMLProgressElement>("export-progress").value = 0;
   exporting = new AbortController();
   try {
-    const run = await runLocal<string>("export", 400, {
+    const run = await runLocal("export", 400, {
       signal: exporting.signal,
       onProgress: (percent) => {
         progressEvents += 1;
@@ -132,7 +136,7 @@ let batch = 1;
 // starts from here (or from what the job stored, for a window opened mid-job).
 const percents = new Map<number, number>();
 
-async function enqueueBatch(payload: Record<string, unknown>, options: Parameters<typeof enqueue>[2]) {
+async function enqueueBatch(payload: Partial<Ingest>, options: Parameters<typeof enqueue>[2]) {
   const { id } = await enqueue(KIND, { batch: batch++, ...payload }, options);
   document.body.dataset.lastJob = String(id);
 }
@@ -278,7 +282,7 @@ $("import-start").addEventListener("click", async () => {
       then: [{ kind: "rebuild-index", payload: null }],
     });
     // Watching the parent follows the whole workflow: the bar counts every piece.
-    const result = await watchJob<string>(ids.parent, (percent, done, total) => {
+    const result = await watchJob(ids.parent, (percent, done, total) => {
       $<HTMLProgressElement>("import-progress").value = percent ?? 0;
       $("import-done").textContent = String(done);
       $("import-total").textContent = String(total ?? 0);
@@ -296,9 +300,12 @@ $("import-start").addEventListener("click", async () => {
 
 // ===== schedule =====
 
+let shownSchedule: ScheduleName | null = null;
+
 async function renderSchedule() {
   const schedule = (await listSchedules())[0];
   if (!schedule) return;
+  shownSchedule = schedule.name;
   $("schedule-name").textContent = schedule.name;
   $("schedule-next").textContent = schedule.paused ? "paused" : time(schedule.nextRun);
   // Times on the page are the machine's local time; the zone is the schedule's.
@@ -310,7 +317,8 @@ async function renderSchedule() {
 }
 
 $("schedule-run").addEventListener("click", async () => {
-  const { id } = await runScheduleNow($("schedule-name").textContent ?? "");
+  if (shownSchedule === null) return;
+  const { id } = await runScheduleNow(shownSchedule);
   document.body.dataset.lastJob = String(id);
 });
 $("schedule-pause").addEventListener("click", async () => {

@@ -26,20 +26,23 @@ use tauri_plugin_jobs::queue::{Constraints, Retire, RetryPolicy};
 use tauri_plugin_jobs::runner::{Handler, JobContext, JobError};
 use tauri_plugin_jobs::scheduler::ScheduleSpec;
 use tauri_plugin_jobs::sync::{SyncPolicy, SyncTarget};
+use tauri_plugin_jobs::typescript::Typescript;
 
 use conditions::DemoConditions;
 use server::Feed;
 use source::FeedSource;
 
+// Its TypeScript is the page's own (`src-ui/types.ts`, written by specta), which the
+// plugin's declarations import by name.
 /// An ingest batch; it fails its first `fail_first` attempts, as a flaky API would.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, specta::Type)]
 struct Ingest {
     batch: u32,
     #[serde(default)]
     fail_first: u32,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, specta::Type)]
 struct Ingested {
     batch: u32,
     items: u32,
@@ -201,9 +204,21 @@ fn ingest_handler() -> Handler {
     )
 }
 
-fn main() {
-    let (address, feed) = server::start().expect("the demo feed starts on loopback");
-    let conditions = DemoConditions::new(Default::default());
+/// The page's types for the demo's kinds, targets and schedules: `tsc` refuses a kind
+/// name with a typo or a payload of the wrong shape (`src-ui/jobs-kinds.d.ts`, written
+/// in debug builds when a registration changes, checked by the test below).
+fn declarations() -> Typescript {
+    Typescript::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src-ui/jobs-kinds.d.ts"
+    ))
+    // The page imports the webview API from the checkout, not from the package.
+    .module("../../../guest-js/index")
+    .types_from("./types")
+}
+
+/// Everything the demo registers on the plugin.
+fn jobs_builder(address: String, conditions: DemoConditions) -> tauri_plugin_jobs::Builder {
     let mut jobs = tauri_plugin_jobs::Builder::new()
         .handler(ingest_handler())
         .handler(reembed_handler())
@@ -226,9 +241,7 @@ fn main() {
                 .min_interval(Duration::from_secs(5))
                 .backoff(Duration::from_secs(5), Duration::from_secs(60))
                 .offline_retry(Duration::from_secs(5)),
-            Arc::new(FeedSource {
-                address: address.clone(),
-            }),
+            Arc::new(FeedSource { address }),
         )
         .exclusive_local_kind("export", |steps: u64, ctx| async move {
             for step in 1..=steps {
@@ -236,13 +249,21 @@ fn main() {
                     break;
                 }
                 tokio::time::sleep(Duration::from_millis(15)).await;
-                ctx.progress(step, Some(steps)).await;
+                ctx.progress(step, Some(steps));
             }
             Ok::<_, BoxError>(format!("exported {steps} rows"))
-        });
+        })
+        .typescript(declarations());
     for handler in import_handlers() {
         jobs = jobs.handler(handler);
     }
+    jobs
+}
+
+fn main() {
+    let (address, feed) = server::start().expect("the demo feed starts on loopback");
+    let conditions = DemoConditions::new(Default::default());
+    let mut jobs = jobs_builder(address.clone(), conditions.clone());
     if let Some(path) = std::env::var_os("JOBS_DEMO_DB") {
         jobs = jobs.database(path);
     }
@@ -265,4 +286,53 @@ fn main() {
         ])
         .run(tauri::generate_context!())
         .expect("the demo app runs");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `src-ui/types.ts`: the demo's own types, as specta writes them.
+    fn export_types() -> String {
+        let dir = std::env::temp_dir().join(format!("jobs-demo-types-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("types.ts");
+        tauri_specta::Builder::<tauri::Wry>::new()
+            .typ::<Ingest>()
+            .typ::<Ingested>()
+            .export(
+                specta_typescript::Typescript::default().header(
+                    "// The demo's own types, written by specta. Do not edit: run\n\
+                     // `UPDATE_BINDINGS=1 cargo test -p jobs-demo` to refresh.\n",
+                ),
+                &path,
+            )
+            .unwrap();
+        let types = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        types
+    }
+
+    /// A handler, target or schedule changed without the page's declarations fails
+    /// here (`UPDATE_BINDINGS=1` writes both files again).
+    #[test]
+    fn the_pages_declarations_are_what_the_demo_registers() {
+        let jobs = jobs_builder(
+            "127.0.0.1:9".into(),
+            DemoConditions::new(Default::default()),
+        );
+        let types_path = concat!(env!("CARGO_MANIFEST_DIR"), "/src-ui/types.ts");
+        let types = export_types();
+        if std::env::var_os("UPDATE_BINDINGS").is_some() {
+            std::fs::write(types_path, &types).unwrap();
+            jobs.write_typescript(&declarations()).unwrap();
+        }
+        assert!(
+            std::fs::read_to_string(types_path).unwrap_or_default() == types,
+            "src-ui/types.ts is stale: run `UPDATE_BINDINGS=1 cargo test -p jobs-demo` and commit it"
+        );
+        if let Err(error) = jobs.check_typescript(&declarations()) {
+            panic!("{error}: run `UPDATE_BINDINGS=1 cargo test -p jobs-demo` and commit it");
+        }
+    }
 }

@@ -12,6 +12,7 @@ use tauri_plugin_jobs::runner::{Handler, JobContext, JobError};
 use tauri_plugin_jobs::sync::{
     Result, SyncContext, SyncPolicy, SyncReport, SyncResult, SyncSource, SyncTarget,
 };
+use tauri_plugin_jobs::typescript::Typescript;
 
 /// The input of a durable job: its type is the payload's schema.
 #[derive(serde::Deserialize)]
@@ -59,10 +60,16 @@ fn jobs_plugin<R: tauri::Runtime>() -> tauri::plugin::TauriPlugin<R> {
                 if ctx.is_cancelled() {
                     break;
                 }
-                ctx.progress(row, Some(rows)).await;
+                ctx.progress(row, Some(rows));
             }
             Ok::<_, BoxError>(rows)
         })
+        // The webview's types for all of the above, written in debug builds: `tsc`
+        // refuses a kind name with a typo or a payload of the wrong shape.
+        .typescript(
+            Typescript::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../src/jobs-kinds.d.ts"))
+                .ty::<Thumbnail>("{ path: string; width: number }"),
+        )
         .build()
 }
 

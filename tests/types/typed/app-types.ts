@@ -1,0 +1,2 @@
+export type Thumbnail = { path: string; width: number; quality?: number | null };
+export type Sized = { path: string; bytes: number };
