@@ -630,8 +630,34 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
             .map(([status, n]) => `${n} ${status}`);
         return parts.length > 0 ? parts.join(", ") : "its parent did not succeed";
     }
+    /**
+     * Why a workflow failed, naming its first failed piece and that piece's error when the
+     * window may read them: "embed #23 failed: message 0 does not exist (1 failed, 1
+     * cancelled)"; the counts alone otherwise.
+     */
+    async function whyFailed(id, flow) {
+        const counts = failures(flow);
+        try {
+            const listed = await commands.listJobs({ status: "failed", kind: null, parent: id, actor: null, before: null, limit: 1 });
+            const piece = listed.status === "ok" ? listed.data[0] : undefined;
+            if (piece === undefined)
+                return counts;
+            return `${piece.kind} #${piece.id} failed: ${piece.lastError ?? "no error recorded"} (${counts})`;
+        }
+        catch {
+            return counts;
+        }
+    }
     async function watchJob(id, options = {}) {
-        const { onProgress = () => { }, signal } = typeof options === "function" ? { onProgress: options } : options;
+        const { onProgress: report = () => { }, signal } = typeof options === "function" ? { onProgress: options } : options;
+        // Each figure once: a read that finds the bar where it was says nothing.
+        let last = null;
+        const onProgress = (percent, done, total) => {
+            if (last !== null && last[0] === percent && last[1] === done && last[2] === total)
+                return;
+            last = [percent, done, total];
+            report(percent, done, total);
+        };
         // Woken by an event that may change the answer; `dirty` keeps a wake that came
         // while nothing waited.
         let dirty = false;
@@ -735,7 +761,9 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
                 flow = read ?? null;
                 if (flow !== null) {
                     following = true;
-                    onProgress(percentOf(flow.progress), flow.progress.done, flow.progress.total);
+                    // A failed workflow's bar stays where it was: its cancelled jobs end it, not work.
+                    if (!flow.failed)
+                        onProgress(percentOf(flow.progress), flow.progress.done, flow.progress.total);
                 }
                 if (aborted && !ended()) {
                     throw new JobsError("cancelled", `job ${id} was cancelled; it stops when its handler notices`);
@@ -743,7 +771,7 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
             }
             const result = outcome(job);
             if (flow !== null && flow.failed) {
-                throw new JobsError("jobFailed", `workflow ${id} failed: ${failures(flow)}`);
+                throw new JobsError("jobFailed", `workflow ${id} failed: ${await whyFailed(id, flow)}`);
             }
             return result;
         }

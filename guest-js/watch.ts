@@ -117,6 +117,23 @@ function failures(flow: WorkflowState): string {
 }
 
 /**
+ * Why a workflow failed, naming its first failed piece and that piece's error when the
+ * window may read them: "embed #23 failed: message 0 does not exist (1 failed, 1
+ * cancelled)"; the counts alone otherwise.
+ */
+async function whyFailed(id: number, flow: WorkflowState): Promise<string> {
+  const counts = failures(flow);
+  try {
+    const listed = await commands.listJobs({ status: "failed", kind: null, parent: id, actor: null, before: null, limit: 1 });
+    const piece = listed.status === "ok" ? listed.data[0] : undefined;
+    if (piece === undefined) return counts;
+    return `${piece.kind} #${piece.id} failed: ${piece.lastError ?? "no error recorded"} (${counts})`;
+  } catch {
+    return counts;
+  }
+}
+
+/**
  * Follows a durable job to its end, whoever runs it: resolves with its result, or
  * rejects with a `JobsError` (`jobFailed`, `cancelled`, `notFound`). Progress comes
  * from the job's events, starting from what the job last stored (a window opened
@@ -130,8 +147,11 @@ function failures(flow: WorkflowState): string {
  * ended, resolving with the parent's result, or rejecting with `jobFailed` when the
  * workflow failed as its waiting jobs' policies say (a failed piece cancels the
  * final job by default; one enqueued with `onDependencyFailure: "run"` decides by
- * its own end). Progress is then the pieces ended of all of them, read again at
- * most every 100 ms while jobs end and every 2 s anyway; `signal` cancels the whole
+ * its own end; the message names the first failed piece and its error). Progress is
+ * then the pieces ended of all of them (the jobs after the pieces count as pieces: ten
+ * messages and an index rebuilt after them is 11), read again at most every 100 ms
+ * while jobs end and every 2 s anyway; a failed workflow's bar stays where it was when
+ * the failure was read. Each figure is reported once. `signal` cancels the whole
  * workflow. Pieces a
  * parent enqueues while it runs are followed once it has ended.
  */
@@ -148,7 +168,14 @@ export async function watchJob<T>(
   id: number,
   options: WatchOptions | NonNullable<WatchOptions["onProgress"]> = {},
 ): Promise<T> {
-  const { onProgress = () => {}, signal } = typeof options === "function" ? { onProgress: options } : options;
+  const { onProgress: report = () => {}, signal } = typeof options === "function" ? { onProgress: options } : options;
+  // Each figure once: a read that finds the bar where it was says nothing.
+  let last: [number | null, number, number | null] | null = null;
+  const onProgress = (percent: number | null, done: number, total: number | null) => {
+    if (last !== null && last[0] === percent && last[1] === done && last[2] === total) return;
+    last = [percent, done, total];
+    report(percent, done, total);
+  };
   // Woken by an event that may change the answer; `dirty` keeps a wake that came
   // while nothing waited.
   let dirty = false;
@@ -241,7 +268,8 @@ export async function watchJob<T>(
       flow = read ?? null;
       if (flow !== null) {
         following = true;
-        onProgress(percentOf(flow.progress), flow.progress.done, flow.progress.total);
+        // A failed workflow's bar stays where it was: its cancelled jobs end it, not work.
+        if (!flow.failed) onProgress(percentOf(flow.progress), flow.progress.done, flow.progress.total);
       }
       if (aborted && !ended()) {
         throw new JobsError("cancelled", `job ${id} was cancelled; it stops when its handler notices`);
@@ -249,7 +277,7 @@ export async function watchJob<T>(
     }
     const result = outcome<T>(job);
     if (flow !== null && flow.failed) {
-      throw new JobsError("jobFailed", `workflow ${id} failed: ${failures(flow)}`);
+      throw new JobsError("jobFailed", `workflow ${id} failed: ${await whyFailed(id, flow)}`);
     }
     return result;
   } finally {

@@ -84,6 +84,48 @@ describe("workflows", () => {
     expect(error.message).toContain("1 failed, 1 cancelled");
   });
 
+  it("a failed workflow names its first failed piece and that piece's error, and its bar stays where it was", async () => {
+    let state = flow([["running", 1], ["queued", 3]]);
+    backend((cmd) => {
+      if (cmd === "plugin:jobs|get_workflow") return state;
+      if (cmd === "plugin:jobs|list_jobs") {
+        return [jobRecord({ id: 23, kind: "embed-message", status: "failed", lastError: "message 0 does not exist" })];
+      }
+      return cmd === "plugin:jobs|get_job" ? jobRecord({ status: "succeeded" }) : null;
+    });
+    const percents: (number | null)[] = [];
+    const watching = watchJob(5, (percent) => percents.push(percent));
+    await tick();
+    state = flow([["succeeded", 1], ["failed", 1], ["queued", 2]]);
+    await ended("failed");
+    await settle();
+    state = flow([["succeeded", 1], ["failed", 1], ["cancelled", 2]], { status: "succeeded", ended: true, failed: true });
+    await ended("cancelled");
+    const error = (await watching.catch((e: unknown) => e)) as JobsError;
+    expect(error.code).toBe("jobFailed");
+    expect(error.message).toBe("workflow 5 failed: embed-message #23 failed: message 0 does not exist (1 failed, 2 cancelled)");
+    // Once each, and never 100 % for a workflow that failed.
+    expect(percents).toEqual([0, 50]);
+  });
+
+  it("the bar's first figure is reported once, however often it is read again", async () => {
+    let state = flow([["queued", 4]]);
+    let parent = jobRecord({ status: "running" });
+    backend((cmd) => (cmd === "plugin:jobs|get_workflow" ? state : cmd === "plugin:jobs|get_job" ? parent : null));
+    const percents: (number | null)[] = [];
+    const watching = watchJob(5, (percent) => percents.push(percent));
+    await tick();
+    await jobsEvent({ type: "jobStateChanged", id: 5, kind: "import", from: "queued", to: "running", attempt: 1, at: 2 });
+    await ended("running");
+    await settle();
+    expect(percents).toEqual([0]);
+    parent = jobRecord({ status: "succeeded", result: "imported" });
+    state = flow([["succeeded", 4]], { status: "succeeded", ended: true });
+    await ended("succeeded");
+    await expect(watching).resolves.toBe("imported");
+    expect(percents).toEqual([0, 100]);
+  });
+
   it("a parent that enqueues its pieces while it runs is followed through them once it ends", async () => {
     let state: WorkflowState | null = null;
     let parent = jobRecord({ progress: { done: 1, total: 2 } });

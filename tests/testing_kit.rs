@@ -98,3 +98,63 @@ async fn a_schedule_fires_across_a_restart_without_repeating_a_slot() {
     );
     assert_eq!(backend.jobs(JobStatus::Succeeded).len(), 2);
 }
+
+/// docs/workflows.md, "A parent that runs first": the parent lists the mailbox, then
+/// enqueues a piece per message and the index rebuilt after them.
+#[rustfmt::skip]
+fn import_first() -> Handler {
+    Handler::new("import", |mailbox: String, ctx: JobContext| async move {
+        let messages = list_mailbox(&mailbox).await?; // runs before any piece exists
+        let queue = ctx.queue();
+        for message in messages {
+            // A key per piece: an attempt run again after a crash does not add a piece
+            // still queued or running twice.
+            let piece = EnqueueOptions::new().parent(ctx.id).dedupe_key(format!("{}-{message}", ctx.id));
+            queue.enqueue("embed", &message, piece)?;
+        }
+        let last = EnqueueOptions::new().parent(ctx.id).after_pieces_of(ctx.id).dedupe_key(ctx.id.to_string());
+        queue.enqueue("reindex", &(), last)?;
+        Ok(format!("listed {mailbox}"))
+    })
+}
+
+async fn list_mailbox(_mailbox: &str) -> Result<Vec<u32>, JobError> {
+    Ok(vec![1, 2, 3])
+}
+
+#[tokio::test]
+async fn a_parent_that_must_run_first_enqueues_its_pieces_and_the_job_after_them() {
+    let order = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (embeds, reindexes) = (order.clone(), order.clone());
+    let backend = Backend::builder()
+        .handler(import_first())
+        .handler(Handler::new(
+            "embed",
+            move |message: u32, _ctx: JobContext| {
+                embeds.lock().unwrap().push(format!("embed {message}"));
+                async move { Ok(()) }
+            },
+        ))
+        .handler(Handler::new("reindex", move |_: (), _ctx: JobContext| {
+            reindexes.lock().unwrap().push("reindex".to_owned());
+            async move { Ok(()) }
+        }))
+        .build();
+    let parent = backend
+        .queue
+        .enqueue("import", &"inbox", EnqueueOptions::new())
+        .unwrap()
+        .id;
+    backend.settle().await;
+    assert_eq!(backend.job(parent).status, JobStatus::Succeeded);
+    let order = order.lock().unwrap().clone();
+    assert_eq!(order.len(), 4, "{order:?}");
+    assert_eq!(
+        order.last().unwrap(),
+        "reindex",
+        "the rebuild runs after every piece"
+    );
+    let workflow = backend.queue.workflow(parent).unwrap().unwrap();
+    assert!(workflow.ended && !workflow.failed);
+    assert_eq!(workflow.progress.total, Some(4));
+}

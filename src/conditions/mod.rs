@@ -54,7 +54,13 @@ impl ConditionSource for UnknownConditions {
 }
 
 /// Conditions a test sets by hand. Clones share them; every change wakes the queues
-/// it was given to.
+/// it was given to. The setters are [`set_on_ac_power`](FakeConditions::set_on_ac_power),
+/// [`set_battery_percent`](FakeConditions::set_battery_percent),
+/// [`set_metered_network`](FakeConditions::set_metered_network) and
+/// [`set_user_idle_since`](FakeConditions::set_user_idle_since); `None` is "cannot
+/// tell", which every constraint counts as met. To pretend over the real machine
+/// instead (a debug build's "on battery" switch), wrap it in
+/// [`Overridden`](crate::conditions::Overridden).
 ///
 /// ```
 /// use tauri_plugin_jobs::conditions::{ConditionSource, FakeConditions};

@@ -15,6 +15,7 @@ use crate::backoff::RetryPolicy;
 use crate::json::{call_json, without_values, JsonCallError};
 use crate::kinds::{KindSpec, Schema};
 use crate::model::{Actor, Constraints, JobId, RateLimit};
+use crate::queue::Queue;
 
 use super::progress::AttemptProgress;
 
@@ -71,29 +72,20 @@ pub struct JobContext {
     pub parent: Option<JobId>,
     /// Who asked for it.
     pub actor: Actor,
-    cancel: CancellationToken,
-    progress: Option<Arc<AttemptProgress>>,
+    pub(super) cancel: CancellationToken,
+    pub(super) progress: Option<Arc<AttemptProgress>>,
+    pub(super) queue: Queue,
 }
 
 impl JobContext {
-    pub(crate) fn new(
-        id: JobId,
-        kind: String,
-        attempt: u32,
-        parent: Option<JobId>,
-        actor: Actor,
-        cancel: CancellationToken,
-        progress: Option<Arc<AttemptProgress>>,
-    ) -> Self {
-        JobContext {
-            id,
-            kind,
-            attempt,
-            parent,
-            actor,
-            cancel,
-            progress,
-        }
+    /// The queue the job was claimed from (its `raw.db`), for a handler that enqueues:
+    /// a parent that must run before its pieces lists what there is to do, then
+    /// enqueues each as its piece (`EnqueueOptions::parent(ctx.id)`) and the job after
+    /// them (`after_pieces_of(ctx.id)`); `watchJob(parent)` in the webview follows them
+    /// once the parent has ended.
+    #[must_use]
+    pub fn queue(&self) -> &Queue {
+        &self.queue
     }
 
     /// Reports `done` steps of `total` (`None` when the total is unknown). Cheap: it

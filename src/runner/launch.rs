@@ -58,15 +58,16 @@ impl Runner {
                 wake();
             }),
         ));
-        let ctx = JobContext::new(
-            job.id,
-            job.kind.clone(),
-            lease.attempt,
-            job.parent,
-            job.actor,
-            token.clone(),
-            Some(progress.clone()),
-        );
+        let ctx = JobContext {
+            id: job.id,
+            kind: job.kind.clone(),
+            attempt: lease.attempt,
+            parent: job.parent,
+            actor: job.actor,
+            cancel: token.clone(),
+            progress: Some(progress.clone()),
+            queue: self.inner.queue.clone(),
+        };
         lock(&self.inner.running).insert(
             job.id,
             RunningJob {
