@@ -60,7 +60,7 @@ impl ConditionSource for UnknownConditions {
 /// [`set_user_idle_since`](FakeConditions::set_user_idle_since); `None` is "cannot
 /// tell", which every constraint counts as met. To pretend over the real machine
 /// instead (a debug build's "on battery" switch), wrap it in
-/// [`Overridden`](crate::conditions::Overridden).
+/// [`Overridden`].
 ///
 /// ```
 /// use tauri_plugin_jobs::conditions::{ConditionSource, FakeConditions};
