@@ -25,18 +25,20 @@ npm run build:example
 # which the plugin writes): built from a copy with a kind name misspelt and from one
 # with a payload of the wrong shape, each must fail.
 wrong=examples/tauri-app/src-ui/wrong-call.ts
+built=$(mktemp -d)
 for change in 's/enqueue("reembed", "inbox")/enqueue("reembd", "inbox")/' \
   's/enqueue("reembed", "inbox")/enqueue("reembed", 7)/'; do
   sed "$change" examples/tauri-app/src-ui/main.ts >"$wrong"
   if cmp -s "$wrong" examples/tauri-app/src-ui/main.ts ||
-    npx rollup --silent -c rollup.example.config.js -i "$wrong" -o target/wrong-call.js >target/wrong-call.log 2>&1; then
+    npx rollup --silent -c rollup.example.config.js -i "$wrong" -o "$built/wrong-call.js" >"$built/log" 2>&1; then
     rm -f "$wrong"
     echo "test: the example's build passed with a wrong call ($change)" >&2
     exit 1
   fi
   rm -f "$wrong"
-  grep -q "TS2345" target/wrong-call.log
+  grep -q "TS2345" "$built/log"
 done
+rm -rf "$built"
 # The TypeScript reference (TypeDoc): every exported function and type documented,
 # warnings as errors (typedoc.json).
 npm run docs
