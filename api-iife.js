@@ -419,6 +419,10 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
         }
         throw new JobsError(error.code, error.message);
     }
+    /** A job filter with every field left out set to `null` (no filter on it). */
+    function jobFilter(filter) {
+        return { status: null, kind: null, parent: null, actor: null, before: null, limit: null, ...filter };
+    }
     function enqueueArgs(options) {
         return {
             priority: null,
@@ -638,7 +642,7 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     async function whyFailed(id, flow) {
         const counts = failures(flow);
         try {
-            const listed = await commands.listJobs({ status: "failed", kind: null, parent: id, actor: null, before: null, limit: 1 });
+            const listed = await commands.listJobs(jobFilter({ status: "failed", parent: id, limit: 1 }));
             const piece = listed.status === "ok" ? listed.data[0] : undefined;
             if (piece === undefined)
                 return counts;
@@ -903,8 +907,7 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     }
     /** A page of durable jobs, newest first; pass the last id as `before` for the next page. */
     async function listJobs(filter = {}) {
-        const full = { status: null, kind: null, parent: null, actor: null, before: null, limit: null, ...filter };
-        return unwrap(await commands.listJobs(full));
+        return unwrap(await commands.listJobs(jobFilter(filter)));
     }
     /** How many durable jobs there are of each kind in each status. */
     async function jobCounts() {

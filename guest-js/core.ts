@@ -2,7 +2,7 @@
  * What every part of the webview API shares: the error it throws, the unwrapping of
  * a command's result into data or that error, and the full options of an enqueue.
  */
-import type { CommandError, EnqueueArgs, ErrorCode } from "./bindings";
+import type { CommandError, EnqueueArgs, ErrorCode, JobFilter } from "./bindings";
 
 /** A command failed; `code` is one of a closed set, `message` is for people. */
 export class JobsError extends Error {
@@ -27,6 +27,11 @@ export function unwrap<T>(result: Result<T>): T {
     throw new JobsError("invalidArgument", error);
   }
   throw new JobsError(error.code, error.message);
+}
+
+/** A job filter with every field left out set to `null` (no filter on it). */
+export function jobFilter(filter: Partial<JobFilter>): JobFilter {
+  return { status: null, kind: null, parent: null, actor: null, before: null, limit: null, ...filter };
 }
 
 export function enqueueArgs(options: Partial<EnqueueArgs>): EnqueueArgs {

@@ -32,7 +32,7 @@ import {
   type SyncStatus,
   type Trigger,
 } from "./bindings";
-import { JobsError, enqueueArgs, unwrap } from "./core";
+import { JobsError, enqueueArgs, jobFilter, unwrap } from "./core";
 import type {
   ArgsOf,
   DeclaredLocalKind,
@@ -83,8 +83,7 @@ export async function getJob(id: number): Promise<TypedJob | null> {
 
 /** A page of durable jobs, newest first; pass the last id as `before` for the next page. */
 export async function listJobs(filter: Partial<JobFilter> = {}): Promise<TypedJob[]> {
-  const full: JobFilter = { status: null, kind: null, parent: null, actor: null, before: null, limit: null, ...filter };
-  return unwrap(await commands.listJobs(full)) as TypedJob[];
+  return unwrap(await commands.listJobs(jobFilter(filter))) as TypedJob[];
 }
 
 /** How many durable jobs there are of each kind in each status. */

@@ -13,7 +13,7 @@ import {
   type Value,
   type WorkflowState,
 } from "./bindings";
-import { JobsError, enqueueArgs, unwrap } from "./core";
+import { JobsError, enqueueArgs, jobFilter, unwrap } from "./core";
 import { onJobsEvent } from "./events";
 import type { DeclaredJobKind, JobIdOf, PayloadOf, ResultOf, UndeclaredJobKind } from "./kinds";
 
@@ -124,7 +124,7 @@ function failures(flow: WorkflowState): string {
 async function whyFailed(id: number, flow: WorkflowState): Promise<string> {
   const counts = failures(flow);
   try {
-    const listed = await commands.listJobs({ status: "failed", kind: null, parent: id, actor: null, before: null, limit: 1 });
+    const listed = await commands.listJobs(jobFilter({ status: "failed", parent: id, limit: 1 }));
     const piece = listed.status === "ok" ? listed.data[0] : undefined;
     if (piece === undefined) return counts;
     return `${piece.kind} #${piece.id} failed: ${piece.lastError ?? "no error recorded"} (${counts})`;

@@ -68,22 +68,17 @@ impl Builder {
     }
 
     fn declared(&self) -> Declared {
-        let mut jobs: Vec<_> = self
-            .handlers
-            .iter()
-            .map(|handler| (handler.kind.clone(), Some(handler.types)))
-            .collect();
-        for kind in &self.agent_kinds {
-            if !jobs.iter().any(|(known, _)| known == kind) {
-                jobs.push((kind.clone(), None));
-            }
+        // A kind registered twice is declared once, with its last handler; an agent
+        // kind that a handler also runs, with the handler's types.
+        let mut jobs = std::collections::BTreeMap::new();
+        for handler in &self.handlers {
+            jobs.insert(handler.kind.clone(), Some(handler.types));
         }
-        // A kind registered twice is declared once, with its last registration.
-        jobs.reverse();
-        let mut seen = std::collections::HashSet::new();
-        jobs.retain(|(kind, _)| seen.insert(kind.clone()));
+        for kind in &self.agent_kinds {
+            jobs.entry(kind.clone()).or_insert(None);
+        }
         Declared {
-            jobs,
+            jobs: jobs.into_iter().collect(),
             local: self.local_kinds.declared(),
             targets: self
                 .targets

@@ -274,38 +274,39 @@ impl Typescript {
     /// is there and not ours is refused.
     pub(crate) fn write(&self, declared: &Declared) -> Result<bool, TypescriptError> {
         let fresh = self.render(declared)?;
-        let io = |source| TypescriptError::Io {
-            path: self.path.clone(),
-            source,
-        };
-        match std::fs::read_to_string(&self.path) {
-            Ok(current) if current == fresh => return Ok(false),
-            Ok(current) if !current.starts_with(HEADER) => {
+        match self.current()? {
+            Some(current) if current == fresh => return Ok(false),
+            Some(current) if !current.starts_with(HEADER) => {
                 return Err(TypescriptError::NotOurs {
                     path: self.path.clone(),
                 })
             }
-            Ok(_) => {}
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-            Err(error) => return Err(io(error)),
+            _ => {}
         }
-        std::fs::write(&self.path, fresh).map_err(io)?;
+        std::fs::write(&self.path, fresh).map_err(|source| self.io(source))?;
         Ok(true)
+    }
+
+    /// What the file holds now; `None` when there is no file.
+    fn current(&self) -> Result<Option<String>, TypescriptError> {
+        match std::fs::read_to_string(&self.path) {
+            Ok(current) => Ok(Some(current)),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(source) => Err(self.io(source)),
+        }
+    }
+
+    fn io(&self, source: std::io::Error) -> TypescriptError {
+        TypescriptError::Io {
+            path: self.path.clone(),
+            source,
+        }
     }
 
     /// Whether the file holds what the registrations give now.
     pub(crate) fn check(&self, declared: &Declared) -> Result<(), TypescriptError> {
         let fresh = self.render(declared)?;
-        let current = match std::fs::read_to_string(&self.path) {
-            Ok(current) => current,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(source) => {
-                return Err(TypescriptError::Io {
-                    path: self.path.clone(),
-                    source,
-                })
-            }
-        };
+        let current = self.current()?.unwrap_or_default();
         if current == fresh {
             return Ok(());
         }
@@ -371,6 +372,26 @@ mod tests {
             assert!(out.lines().any(|l| l == line), "{line:?} in\n{out}");
         }
         assert!(out.find("agent-kind").unwrap() < out.find("thumbnail").unwrap());
+    }
+
+    #[test]
+    fn an_app_type_nobody_typed_is_refused_naming_the_kind_and_the_type() {
+        let mut mine = declared();
+        mine.jobs
+            .push(("resize".into(), Some(("my_app::Resize", "()"))));
+        let error = Typescript::new("kinds.d.ts").render(&mine).unwrap_err();
+        let TypescriptError::NoType { what, rust_type } = &error else {
+            panic!("{error}");
+        };
+        assert_eq!(what, "the payload of job kind \"resize\"");
+        assert_eq!(rust_type, "my_app::Resize");
+        assert!(error.to_string().contains("Typescript::ty"), "{error}");
+        let imported = Typescript::new("kinds.d.ts").types_from("./bindings");
+        let out = imported.render(&mine).unwrap();
+        assert!(
+            out.contains("import type { Resize } from \"./bindings\";"),
+            "{out}"
+        );
     }
 
     #[test]
