@@ -259,6 +259,13 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
         listJobs: (filter) => typedError(invoke("plugin:jobs|list_jobs", { filter })),
         /**  Durable job counts by kind and status. */
         jobCounts: () => typedError(invoke("plugin:jobs|job_counts")),
+        /**
+         *  The history of `kind`, or of every kind with history in the span, leaving out the
+         *  kinds outside the window's scope (a kind it may not read answers as one that never
+         *  ran: `[]`). A span that ends before it starts or is longer than 31 days is refused
+         *  (`invalidArgument`, naming `range`).
+         */
+        jobHistory: (kind, span) => typedError(invoke("plugin:jobs|job_history", { kind, span })),
         /**  Cancels a durable or local job. */
         cancel: (job) => typedError(invoke("plugin:jobs|cancel", { job })),
         /**
@@ -913,6 +920,15 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     async function jobCounts() {
         return unwrap(await commands.jobCounts());
     }
+    /**
+     * What happened per kind: jobs that ended, retries, and how long attempts waited and
+     * ran (p50, p95), a point per period that saw any. The last hour by minute unless
+     * `span` says `"lastDay"` (by hour) or `{ range: { from, to, step } }`; only the kinds
+     * the window's scope allows, or just `kind`.
+     */
+    async function jobHistory(options = {}) {
+        return unwrap(await commands.jobHistory(options.kind ?? null, options.span ?? null));
+    }
     async function spawnAwaitable(kind, args = null) {
         return unwrap(await commands.spawnAwaitable(kind, args));
     }
@@ -1120,6 +1136,7 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     exports.getWorkflow = getWorkflow;
     exports.jobCounts = jobCounts;
     exports.jobDependencies = jobDependencies;
+    exports.jobHistory = jobHistory;
     exports.listJobs = listJobs;
     exports.listLocalJobs = listLocalJobs;
     exports.listSchedules = listSchedules;

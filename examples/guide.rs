@@ -261,6 +261,21 @@ jobs.check_typescript(&declarations)?;
 Ok(())
 }
 
+/// "History: what happened, per kind".
+#[rustfmt::skip]
+fn history(queue: &tauri_plugin_jobs::queue::Queue) -> Result<(), Box<dyn Error>> {
+use tauri_plugin_jobs::queue::HistoryRange;
+
+let now = queue.clock().now();
+for point in queue.history("thumbnail", HistoryRange::last_hour(now))? {
+    println!(
+        "{}: {} ok, {} failed, {} retried, run p95 {:?} ms",
+        point.at, point.succeeded, point.failed, point.retries, point.run_p95_ms
+    );
+}
+Ok(())
+}
+
 fn main() -> Result<(), Box<dyn Error>> {
     let _ = typed_kinds;
     let _ = payload_versions();
@@ -278,6 +293,11 @@ fn main() -> Result<(), Box<dyn Error>> {
     constraints()?;
     workflows()?;
     tokio::runtime::Runtime::new()?.block_on(runner())?;
+    let queue = tauri_plugin_jobs::queue::Queue::open(
+        "raw.db",
+        tauri_plugin_jobs::queue::QueueOptions::new(),
+    )?;
+    history(&queue)?;
     println!("the README's snippets ran");
     Ok(())
 }

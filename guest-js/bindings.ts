@@ -15,6 +15,13 @@ export const commands = {
 	listJobs: (filter: JobFilter | null) => typedError<Job[], CommandError>(__TAURI_INVOKE("plugin:jobs|list_jobs", { filter })),
 	/**  Durable job counts by kind and status. */
 	jobCounts: () => typedError<KindCount[], CommandError>(__TAURI_INVOKE("plugin:jobs|job_counts")),
+	/**
+	 *  The history of `kind`, or of every kind with history in the span, leaving out the
+	 *  kinds outside the window's scope (a kind it may not read answers as one that never
+	 *  ran: `[]`). A span that ends before it starts or is longer than 31 days is refused
+	 *  (`invalidArgument`, naming `range`).
+	 */
+	jobHistory: (kind: string | null, span: HistorySpan | null) => typedError<KindHistory[], CommandError>(__TAURI_INVOKE("plugin:jobs|job_history", { kind, span })),
 	/**  Cancels a durable or local job. */
 	cancel: (job: JobRef) => typedError<CancelResult, CommandError>(__TAURI_INVOKE("plugin:jobs|cancel", { job })),
 	/**
@@ -531,6 +538,70 @@ export type Heartbeat = {
 	cancelRequested: boolean,
 };
 
+/**
+ *  One period of a kind's history.
+ * 
+ *  Times are read from half-octave histograms: each figure is the top of the bucket its
+ *  percentile falls in, so it is never under the true one and at most √2 (41 %) over it.
+ */
+export type HistoryPoint = {
+	/**  When the period starts. */
+	at: Timestamp,
+	/**  How long it is: 60,000 (a minute) or 3,600,000 (an hour). */
+	spanMs: number,
+	/**  Jobs that succeeded in it. */
+	succeeded: number,
+	/**  Jobs that failed for good in it. */
+	failed: number,
+	/**  Jobs cancelled in it, queued or running. */
+	cancelled: number,
+	/**
+	 *  Attempts that failed and were queued again (a lease taken back from a dead
+	 *  worker is not one: it does not count as an attempt either).
+	 */
+	retries: number,
+	/**  The time from runnable to start of the attempts that ended in it, median. */
+	waitP50Ms: number | null,
+	/**  The same, 95th percentile. */
+	waitP95Ms: number | null,
+	/**  The run time of the attempts that ended in it, median. */
+	runP50Ms: number | null,
+	/**  The same, 95th percentile. */
+	runP95Ms: number | null,
+};
+
+/**  The span of a kind's history to read: periods that start in `[from, to)`. */
+export type HistoryRange = {
+	/**  The first instant included. */
+	from: Timestamp,
+	/**  The first instant past the span. */
+	to: Timestamp,
+	/**  A point per minute or per hour. */
+	step?: HistoryStep,
+};
+
+/**
+ *  The span `job_history` reads: the last hour by minute, the last day by hour (both
+ *  by the plugin's clock), or a range of its own.
+ */
+export type HistorySpan = 
+/**  The 60 minutes up to now, a point per minute. */
+"lastHour" | 
+/**  The 24 hours up to now, a point per hour. */
+"lastDay" | 
+/**  Any span up to 31 days. */
+{ range: HistoryRange };
+
+/**  How finely [`Queue::history`] returns a span. */
+export type HistoryStep = 
+/**
+ *  A point per minute while minutes are kept (older periods come as the hours
+ *  they were folded into).
+ */
+"minute" | 
+/**  A point per hour. */
+"hour";
+
 /**  A durable job as stored in `raw.db`. */
 export type Job = {
 	/**  Its row id in `raw.db`; ids count up from 1. */
@@ -808,6 +879,14 @@ export type KindCount = {
 	 *  now (jobs' own constraints are on each job).
 	 */
 	waitingFor?: WaitingFor[],
+};
+
+/**  One kind's history. */
+export type KindHistory = {
+	/**  The kind. */
+	kind: string,
+	/**  Its periods that saw an end or a retry, oldest first. */
+	points: HistoryPoint[],
 };
 
 /**  Claims of a job kind were paused or resumed, in every process. */

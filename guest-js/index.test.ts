@@ -184,9 +184,13 @@ describe("every command", () => {
     const calls = backend(() => []);
     await api.listJobs({ kind: "echo" });
     await api.agentClaim({ agent: "a", kinds: ["k"] });
+    await api.jobHistory();
+    await api.jobHistory({ kind: "echo", span: "lastDay" });
     expect(calls.map((c) => c.args)).toEqual([
       { filter: { status: null, kind: "echo", parent: null, actor: null, before: null, limit: null } },
       { request: { agent: "a", kinds: ["k"], limits: null, leaseMs: null, maxJobs: null } },
+      { kind: null, span: null },
+      { kind: "echo", span: "lastDay" },
     ]);
   });
 });

@@ -22,6 +22,8 @@ import {
   type JobProgressValue,
   type RetryOutcome,
   type KindCount,
+  type KindHistory,
+  type HistorySpan,
   type Lease,
   type Schedule,
   type JobRef,
@@ -89,6 +91,16 @@ export async function listJobs(filter: Partial<JobFilter> = {}): Promise<TypedJo
 /** How many durable jobs there are of each kind in each status. */
 export async function jobCounts(): Promise<KindCount[]> {
   return unwrap(await commands.jobCounts());
+}
+
+/**
+ * What happened per kind: jobs that ended, retries, and how long attempts waited and
+ * ran (p50, p95), a point per period that saw any. The last hour by minute unless
+ * `span` says `"lastDay"` (by hour) or `{ range: { from, to, step } }`; only the kinds
+ * the window's scope allows, or just `kind`.
+ */
+export async function jobHistory(options: { kind?: JobKindName; span?: HistorySpan } = {}): Promise<KindHistory[]> {
+  return unwrap(await commands.jobHistory(options.kind ?? null, options.span ?? null));
 }
 
 /** Starts a local job kind the app registered and resolves with what it returned. */

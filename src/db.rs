@@ -24,6 +24,7 @@ use crate::kinds::Kinds;
 use crate::locks::lock;
 use crate::model::{truncate_chars, Conditions, Health, JobId, JobStatus};
 use crate::random::RandomSource;
+use crate::store::history;
 use crate::store::integrity::{Check, Integrity};
 use crate::store::jobs::Change;
 use crate::store::{Store, StoreOptions};
@@ -227,6 +228,7 @@ impl Db {
         let (value, changes) = self.store().write(|tx| {
             let mut changes = Changes::new();
             let value = work(tx, &mut changes)?;
+            history::record(tx, &changes, at)?;
             Ok((value, changes))
         })?;
         self.publish(changes, at);

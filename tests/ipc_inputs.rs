@@ -24,6 +24,7 @@ const COMMANDS: &[(&str, &[&str])] = &[
     ("get_job", &["id"]),
     ("list_jobs", &["filter"]),
     ("job_counts", &[]),
+    ("job_history", &["kind", "span"]),
     ("cancel", &["job"]),
     ("spawn_local", &["kind", "args"]),
     ("spawn_awaitable", &["kind", "args"]),

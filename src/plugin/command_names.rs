@@ -6,6 +6,7 @@
     "get_job",
     "list_jobs",
     "job_counts",
+    "job_history",
     "cancel",
     "spawn_local",
     "spawn_awaitable",

@@ -53,6 +53,7 @@ macro_rules! every_command {
             commands::durable::get_job,
             commands::durable::list_jobs,
             commands::durable::job_counts,
+            commands::history::job_history,
             commands::durable::cancel,
             commands::local::spawn_local,
             commands::local::spawn_awaitable,

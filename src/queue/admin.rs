@@ -79,6 +79,7 @@ impl Queue {
                 from: Some(from),
                 to: JobStatus::Queued,
                 attempt,
+                ran: None,
             }],
             now,
         );

@@ -5,6 +5,7 @@ use super::Queue;
 use crate::db::Notice;
 use crate::error::{Error, Result};
 use crate::model::{JobId, JobStatus, Patterns};
+use crate::store::history;
 use crate::store::jobs::{self, Change};
 
 /// What [`Queue::cancel`] did.
@@ -38,26 +39,28 @@ impl Queue {
         let now = db.now();
         let (found, waiting) = db.store().write(|tx| {
             let found = jobs::cancel(tx, id, now, reach)?;
-            // The jobs that waited for it are freed or cancelled with it.
-            let waiting = match found {
-                jobs::CancelFound::Cancelled(..) => {
-                    jobs::deps::resolve(tx, id, JobStatus::Cancelled, now)?
+            let changes = match &found {
+                jobs::CancelFound::Cancelled(kind, attempt) => {
+                    let mut changes = vec![Change {
+                        id,
+                        kind: kind.clone(),
+                        from: Some(JobStatus::Queued),
+                        to: JobStatus::Cancelled,
+                        attempt: *attempt,
+                        ran: None,
+                    }];
+                    // The jobs that waited for it are freed or cancelled with it.
+                    changes.extend(jobs::deps::resolve(tx, id, JobStatus::Cancelled, now)?);
+                    history::record(tx, &changes, now)?;
+                    changes
                 }
                 _ => Vec::new(),
             };
-            Ok((found, waiting))
+            Ok((found, changes))
         })?;
         match found {
-            jobs::CancelFound::Cancelled(kind, attempt) => {
-                let mut changes = vec![Change {
-                    id,
-                    kind,
-                    from: Some(JobStatus::Queued),
-                    to: JobStatus::Cancelled,
-                    attempt,
-                }];
-                changes.extend(waiting);
-                db.publish(changes, now);
+            jobs::CancelFound::Cancelled(..) => {
+                db.publish(waiting, now);
                 Ok(CancelOutcome::Cancelled)
             }
             jobs::CancelFound::Requested => {

@@ -20,6 +20,7 @@ use crate::error::{Error, Result};
 use crate::json::{drop_deep, too_deep};
 use crate::kinds::KindSpec;
 use crate::model::{sanitize_error, Conditions, Job, JobStatus, Patterns, RateState};
+use crate::store::history;
 use crate::store::jobs::{self, Change, Exit, Fence};
 
 /// What a worker asks for when it claims.
@@ -273,6 +274,7 @@ impl Queue {
                 }
                 None => Vec::new(),
             };
+            history::record(tx, &changes, now)?;
             Ok((results, claimed, changes, (process, reclaimed)))
         })?;
         let (process, reclaimed) = process;
@@ -425,6 +427,7 @@ fn claim_in(
                     from: Some(JobStatus::Queued),
                     to: JobStatus::Failed,
                     attempt,
+                    ran: None,
                 });
                 changes.extend(jobs::deps::resolve(tx, id, JobStatus::Failed, now)?);
                 continue;
@@ -437,6 +440,7 @@ fn claim_in(
             from: Some(JobStatus::Queued),
             to: JobStatus::Running,
             attempt: job.attempts,
+            ran: None,
         });
         let fence = Fence {
             id: job.id,

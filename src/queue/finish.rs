@@ -316,12 +316,7 @@ pub(super) fn finish_one(
                         now,
                         Some(attempt.followers),
                     )?;
-                    changes.push(change(
-                        &attempt.kind,
-                        &fence,
-                        JobStatus::Running,
-                        JobStatus::Succeeded,
-                    ));
+                    changes.push(ended(&attempt, &fence, JobStatus::Succeeded, now));
                     changes.extend(follow_up);
                     return Ok(Ok(Finished::Succeeded));
                 }
@@ -365,7 +360,7 @@ pub(super) fn finish_one(
         now,
         Some(attempt.followers),
     )?;
-    changes.push(change(&attempt.kind, &fence, JobStatus::Running, to));
+    changes.push(ended(&attempt, &fence, to, now));
     changes.extend(follow_up);
     Ok(Ok(finished))
 }
@@ -440,7 +435,7 @@ fn fail_attempt(
         now,
         Some(attempt.followers),
     )?;
-    changes.push(change(&attempt.kind, fence, JobStatus::Running, to));
+    changes.push(ended(attempt, fence, to, now));
     changes.extend(follow_up);
     Ok(Ok(finished))
 }
@@ -482,6 +477,14 @@ fn lost(lease: &Lease) -> Error {
     }
 }
 
+/// The change of an attempt that ended at `now` (finished, or queued for a retry).
+fn ended(attempt: &Attempt, fence: &Fence<'_>, to: JobStatus, now: Timestamp) -> Change {
+    Change {
+        ran: attempt.ran(now),
+        ..change(&attempt.kind, fence, JobStatus::Running, to)
+    }
+}
+
 pub(super) fn change(kind: &str, fence: &Fence<'_>, from: JobStatus, to: JobStatus) -> Change {
     Change {
         id: fence.id,
@@ -489,6 +492,7 @@ pub(super) fn change(kind: &str, fence: &Fence<'_>, from: JobStatus, to: JobStat
         from: Some(from),
         to,
         attempt: fence.attempt,
+        ran: None,
     }
 }
 

@@ -217,6 +217,7 @@ pub(crate) fn insert_reaching(
             from,
             to: JobStatus::Queued,
             attempt,
+            ran: None,
         });
     }
     // A job it was to wait for had already failed: it ends at once, saying which.

@@ -22,7 +22,7 @@
 //! The files split the queue by role, in the order of a job's life: `options` (how
 //! a queue is opened), `enqueue`, `claim`, `finish` (heartbeats, progress and outcomes),
 //! `admin` (retry now, delete),
-//! `cancel`, `read` (reads and retention), `settings` (per-kind settings stored in
+//! `cancel`, `read` (reads and retention), `history` (what happened, per kind and period), `settings` (per-kind settings stored in
 //! the file) and `retire` (ending the jobs of a kind no build runs any more).
 
 mod admin;
@@ -30,6 +30,7 @@ mod cancel;
 mod claim;
 mod enqueue;
 mod finish;
+mod history;
 mod insert;
 mod logs;
 mod options;
@@ -69,6 +70,7 @@ pub use cancel::CancelOutcome;
 pub use claim::{ClaimRequest, ClaimedJob, DEFAULT_MAX_LEASE_EXPIRIES};
 pub use enqueue::{EnqueueOptions, Enqueued, NewJob, MAX_KEY_BYTES, MAX_KIND_BYTES};
 pub use finish::{Finished, Heartbeat, JobFailure, Lease, Outcome, MAX_LEASE};
+pub use history::{HistoryKeep, HistoryPoint, HistoryRange, HistoryStep, MAX_HISTORY_SPAN};
 pub(crate) use insert::enqueue_in;
 pub use options::{QueueOptions, DEFAULT_MAX_PAYLOAD_BYTES};
 pub(crate) use prepare::{check_kind, check_new};

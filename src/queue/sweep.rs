@@ -11,7 +11,7 @@ use rusqlite::Transaction;
 use super::{Queue, DEFAULT_MAX_LEASE_EXPIRIES, LEASE_SWEEP_INTERVAL};
 use crate::clock::{duration_millis, Timestamp};
 use crate::error::Result;
-use crate::store::jobs;
+use crate::store::{history, jobs};
 
 impl Queue {
     /// Ends every expired lease now, as a claim would first, and every lease whose
@@ -22,7 +22,10 @@ impl Queue {
         let woke_at = db.woke_at();
         let gone = self.gone_holders()?;
         let changes = db.store().write(|tx| {
-            jobs::reclaim_expired(tx, now, DEFAULT_MAX_LEASE_EXPIRIES, woke_at, &gone)
+            let changes =
+                jobs::reclaim_expired(tx, now, DEFAULT_MAX_LEASE_EXPIRIES, woke_at, &gone)?;
+            history::record(tx, &changes, now)?;
+            Ok(changes)
         })?;
         Self::log_reclaimed(&changes);
         self.log_failed(&changes);

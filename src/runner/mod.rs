@@ -433,31 +433,46 @@ impl Runner {
             .collect();
         self.renew(due);
 
-        if let Some(retention) = self.inner.settings.retention {
-            let last = self.inner.last_prune.load(Ordering::Relaxed);
-            if now.as_millis().saturating_sub(last) >= duration_millis(PRUNE_EVERY) {
+        let last = self.inner.last_prune.load(Ordering::Relaxed);
+        if now.as_millis().saturating_sub(last) >= duration_millis(PRUNE_EVERY) {
+            let retention = self.inner.settings.retention;
+            let done = match retention {
                 // A slice per round: a backlog of old jobs (a week's, at the first start
                 // after an update) never holds up the runner's claims for long.
-                let slice = std::time::Instant::now() + PRUNE_SLICE;
-                let done = match self.inner.queue.prune_until(retention, Some(slice)) {
-                    Ok((pruned, done)) => {
-                        if pruned > 0 {
-                            tracing::debug!(pruned, done, "deleted finished jobs past retention");
+                Some(retention) => {
+                    let slice = std::time::Instant::now() + PRUNE_SLICE;
+                    match self.inner.queue.prune_until(retention, Some(slice)) {
+                        Ok((pruned, done)) => {
+                            if pruned > 0 {
+                                tracing::debug!(
+                                    pruned,
+                                    done,
+                                    "deleted finished jobs past retention"
+                                );
+                            }
+                            done
                         }
-                        done
+                        Err(error) => {
+                            tracing::warn!(%error, "retention sweep failed");
+                            true
+                        }
                     }
-                    Err(error) => {
-                        tracing::warn!(%error, "retention sweep failed");
-                        true
-                    }
-                };
-                if done {
-                    self.inner
-                        .last_prune
-                        .store(now.as_millis(), Ordering::Relaxed);
-                    // The rows of processes that claimed and ended since.
+                }
+                None => true,
+            };
+            if done {
+                self.inner
+                    .last_prune
+                    .store(now.as_millis(), Ordering::Relaxed);
+                // The rows of processes that claimed and ended since.
+                if retention.is_some() {
                     if let Err(error) = self.inner.queue.forget_ended_processes() {
                         tracing::warn!(%error, "could not forget ended processes");
+                    }
+                }
+                if let Some(keep) = self.inner.settings.history {
+                    if let Err(error) = self.inner.queue.compact_history(keep) {
+                        tracing::warn!(%error, "could not compact the job history");
                     }
                 }
             }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::config::JobsConfig;
 use crate::model::{JobId, RateLimit};
-use crate::queue::Finished;
+use crate::queue::{Finished, HistoryKeep};
 
 /// How the runner behaves; `config.toml`'s `[jobs]` section fills it.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,6 +20,9 @@ pub struct RunnerSettings {
     pub poll_interval: Duration,
     /// Finished jobs older than this are deleted; `None` keeps them.
     pub retention: Option<Duration>,
+    /// How long the history per kind is kept ([`Queue::history`](crate::queue::Queue::history)):
+    /// the runner folds and deletes it hourly. `None` leaves it as it is.
+    pub history: Option<HistoryKeep>,
     /// Caps per kind that win over the handlers' defaults.
     pub kind_limits: HashMap<String, u32>,
     /// Rate limits per kind that win over the handlers' own.
@@ -35,6 +38,7 @@ impl Default for RunnerSettings {
             lease: Duration::from_secs(30),
             poll_interval: Duration::from_secs(1),
             retention: Some(Duration::from_secs(7 * 86_400)),
+            history: Some(HistoryKeep::default()),
             kind_limits: HashMap::new(),
             rate_limits: HashMap::new(),
             worker_id: format!("runner-{}-{}", std::process::id(), rand::random::<u32>()),
@@ -82,6 +86,13 @@ impl RunnerSettings {
         self
     }
 
+    /// Sets how long the history per kind is kept; `None` leaves it as it is.
+    #[must_use]
+    pub fn history(mut self, keep: Option<HistoryKeep>) -> Self {
+        self.history = keep;
+        self
+    }
+
     /// Caps the running jobs of `kind`, winning over its handler's default.
     #[must_use]
     pub fn kind_limit(mut self, kind: impl Into<String>, cap: u32) -> Self {
@@ -113,6 +124,7 @@ impl RunnerSettings {
             lease: config.lease.unwrap_or(defaults.lease),
             poll_interval: config.poll_interval.unwrap_or(defaults.poll_interval),
             retention: config.retention.or(defaults.retention),
+            history: defaults.history,
             kind_limits: config.kind_limits.clone(),
             rate_limits: config.rate_limits.clone(),
             worker_id: defaults.worker_id,

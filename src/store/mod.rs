@@ -10,6 +10,7 @@
 //! with a busy timeout, and writes with `BEGIN IMMEDIATE` so two writers never deadlock
 //! upgrading a read lock. `SQLITE_BUSY` is retried here, never turned into a failed job.
 
+pub(crate) mod history;
 mod identity;
 pub(crate) mod integrity;
 pub(crate) mod jobs;
@@ -142,6 +143,7 @@ impl Store {
             checked_at_open: false,
         };
         store.set_pragmas(options)?;
+        history::register(&store.conn).map_err(|e| at_open(path, e))?;
         store.migrate()?;
         store.checked_at_open = store.check_if_small()?;
         store.fit_wal_to_disk();

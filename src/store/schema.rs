@@ -340,6 +340,26 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     );
     ALTER TABLE jobs ADD COLUMN lease_process INTEGER;
     "#,
+    // 16: what happened (`store::history`), kept for a bounded time.
+    // - `job_history`: per kind and period (`span` 60000 for a minute, 3600000 for an
+    //   hour; `at` its start, ms since the epoch), the jobs that ended and the attempts
+    //   retried, and histograms of the time from runnable to start (`waits`) and of
+    //   the run time (`runs`) of the attempts that ended in it. Written by the
+    //   transactions that end the jobs.
+    r#"
+    CREATE TABLE job_history (
+        kind      TEXT    NOT NULL,
+        span      INTEGER NOT NULL CHECK (span = 60000 OR span = 3600000),
+        at        INTEGER NOT NULL,
+        succeeded INTEGER NOT NULL DEFAULT 0,
+        failed    INTEGER NOT NULL DEFAULT 0,
+        cancelled INTEGER NOT NULL DEFAULT 0,
+        retries   INTEGER NOT NULL DEFAULT 0,
+        waits     BLOB,
+        runs      BLOB,
+        PRIMARY KEY (kind, span, at)
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// The schema version this build writes and reads.
@@ -357,6 +377,7 @@ const TABLES: &[(i64, &str)] = &[
     (8, "job_counts"),
     (13, "job_deps"),
     (15, "processes"),
+    (16, "job_history"),
 ];
 
 /// The tables a file of ours holds at `version`.

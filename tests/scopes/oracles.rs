@@ -157,3 +157,66 @@ fn a_lease_rebuilt_from_what_a_window_can_read_writes_nothing() {
         json!("succeeded")
     );
 }
+
+#[test]
+fn job_history_names_only_the_kinds_a_window_may_read() {
+    use tauri_plugin_jobs::queue::{ClaimRequest, EnqueueOptions};
+    let app = app(&[("bare", json!(["jobs:default"]))]);
+    let queue = app.ui.jobs().queue().clone();
+    for kind in ["export", "ingest"] {
+        queue
+            .enqueue(kind, &json!(1), EnqueueOptions::new())
+            .unwrap();
+        let job = queue
+            .claim(&ClaimRequest::new("w", [kind]))
+            .unwrap()
+            .pop()
+            .unwrap();
+        queue.complete(&job.lease, None).unwrap();
+    }
+    let kinds = |window: &str, args: Value| -> Vec<String> {
+        let answer = app.ui.invoke_in(window, "job_history", args).unwrap();
+        answer
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|history| history["kind"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(kinds("main", json!({})), ["export", "ingest"]);
+    assert_eq!(kinds("scoped", json!({})), ["export"]);
+    // Named outside the scope, a kind answers as one that never ran.
+    assert!(kinds("scoped", json!({"kind": "ingest"})).is_empty());
+    assert!(kinds("scoped", json!({"kind": "never"})).is_empty());
+    assert!(kinds("bare", json!({"span": "lastDay"})).is_empty());
+    let history = app
+        .ui
+        .invoke_in(
+            "scoped",
+            "job_history",
+            json!({"kind": "export", "span": "lastDay"}),
+        )
+        .unwrap();
+    assert_eq!(history[0]["points"][0]["succeeded"], json!(1), "{history}");
+    assert_eq!(
+        history[0]["points"][0]["spanMs"],
+        json!(3_600_000),
+        "{history}"
+    );
+    // A span backwards or too long is refused, naming it, whatever the scope.
+    for window in ["main", "bare"] {
+        let refused = app
+            .ui
+            .invoke_in(
+                window,
+                "job_history",
+                json!({"span": {"range": {"from": 2_000, "to": 1_000}}}),
+            )
+            .unwrap_err();
+        assert_code(&refused, "invalidArgument");
+        assert!(
+            refused["message"].as_str().unwrap().contains("range"),
+            "{refused}"
+        );
+    }
+}

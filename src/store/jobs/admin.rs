@@ -243,6 +243,7 @@ pub(crate) fn cancel_kind(
                     from: Some(JobStatus::Queued),
                     to: JobStatus::Cancelled,
                     attempt: r.get(1)?,
+                    ran: None,
                 })
             },
         )?;

@@ -27,6 +27,21 @@ pub(crate) struct Attempt {
     /// Whether an enqueue left a follow-up run on it, and whether a job waits for it:
     /// what its end has to do besides ([`exit_running`]).
     pub followers: Followers,
+    /// When the job became runnable before this attempt, and when the attempt started.
+    pub run_at: i64,
+    pub started_at: Option<i64>,
+}
+
+impl Attempt {
+    /// How long this attempt waited and ran, if it ends at `now`.
+    pub(crate) fn ran(&self, now: Timestamp) -> Option<super::Ran> {
+        let started = self.started_at?;
+        let span = |from: i64, to: i64| u64::try_from(to.saturating_sub(from)).unwrap_or(0);
+        Some(super::Ran {
+            waited_ms: span(self.run_at, started),
+            ran_ms: span(started, now.as_millis()),
+        })
+    }
 }
 
 /// What a running job's end has to do besides moving it: queue a follow-up run,
@@ -42,7 +57,7 @@ pub(crate) fn fenced(tx: &Transaction<'_>, fence: &Fence<'_>) -> Result<Option<A
     Ok(tx
         .prepare_cached(
             "SELECT kind, max_attempts + lost_attempts, cancel_requested, \
-             follow_up IS NOT NULL, has_dependents FROM jobs \
+             follow_up IS NOT NULL, has_dependents, run_at, started_at FROM jobs \
              WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3 \
              AND lease_token = ?4",
         )?
@@ -57,6 +72,8 @@ pub(crate) fn fenced(tx: &Transaction<'_>, fence: &Fence<'_>) -> Result<Option<A
                         follow_up: r.get(3)?,
                         dependents: r.get(4)?,
                     },
+                    run_at: r.get(5)?,
+                    started_at: r.get(6)?,
                 })
             },
         )

@@ -81,6 +81,7 @@ pub(crate) fn reclaim_expired(
                 from: Some(JobStatus::Running),
                 to: status_from(r, 2)?,
                 attempt: r.get(3)?,
+                ran: None,
             };
             Ok((change, r.get::<_, bool>(4)?))
         },

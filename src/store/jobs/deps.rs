@@ -255,6 +255,7 @@ pub(crate) fn retry_tree(
                         from: Some(JobStatus::Failed),
                         to: JobStatus::Queued,
                         attempt,
+                        ran: None,
                     });
                 }
             }
@@ -317,6 +318,7 @@ pub(crate) fn retry_tree(
             from: Some(JobStatus::Cancelled),
             to: JobStatus::Queued,
             attempt,
+            ran: None,
         });
     }
     // Its rows went when it was freed: it waits for the pieces enqueued before it
@@ -517,6 +519,7 @@ fn walk(
                 from: Some(JobStatus::Queued),
                 to: JobStatus::Queued,
                 attempt,
+                ran: None,
             });
         }
     }
@@ -580,6 +583,7 @@ fn cancel_one(
         from: Some(JobStatus::Queued),
         to: JobStatus::Cancelled,
         attempt,
+        ran: None,
     });
     Ok(())
 }

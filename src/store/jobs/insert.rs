@@ -264,6 +264,7 @@ pub(crate) fn take_follow_up(
             from: Some(crate::model::JobStatus::Queued),
             to: crate::model::JobStatus::Queued,
             attempt: attempts,
+            ran: None,
         }));
     }
     let actor = follow_up.actor.parse().unwrap_or(Actor::System);
@@ -292,5 +293,6 @@ pub(crate) fn take_follow_up(
         from: None,
         to: crate::model::JobStatus::Queued,
         attempt: 0,
+        ran: None,
     }))
 }

@@ -46,6 +46,16 @@ pub(crate) struct Change {
     pub from: Option<JobStatus>,
     pub to: JobStatus,
     pub attempt: u32,
+    /// Set when an attempt ended (finished or queued for a retry, never a release):
+    /// how long it waited and ran, for the history (`store::history`).
+    pub ran: Option<Ran>,
+}
+
+/// How long an attempt waited from runnable to its start, and ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Ran {
+    pub waited_ms: u64,
+    pub ran_ms: u64,
 }
 
 /// Keeps `job_counts` in step, in the transaction that moved the jobs: `delta` jobs of
