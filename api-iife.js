@@ -303,6 +303,12 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
         /**  State and health of every registered sync target in the window's scope. */
         syncStatus: () => typedError(invoke("plugin:jobs|sync_status")),
         /**
+         *  The history of `target` (`connector/account/name`), or of every target with
+         *  history in the span, leaving out the targets outside the window's scope (one it
+         *  may not read answers as one that never ran: `[]`). Spans as `job_history`'s.
+         */
+        syncHistory: (target, span) => typedError(invoke("plugin:jobs|sync_history", { target, span })),
+        /**
          *  A hint from the webview's `online`/`offline` events. Coming online retries offline
          *  targets (those in the window's scope) at once, in one pass that later hints join;
          *  the attempt itself is the real probe.
@@ -929,6 +935,14 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     async function jobHistory(options = {}) {
         return unwrap(await commands.jobHistory(options.kind ?? null, options.span ?? null));
     }
+    /**
+     * What happened per sync target: its runs by how they ended (updated, not modified,
+     * failed, offline, throttled), the items changed and how long runs took, a point per
+     * period that saw any; spans as {@link jobHistory}'s, targets as the scope allows.
+     */
+    async function syncHistory(options = {}) {
+        return unwrap(await commands.syncHistory(options.target ?? null, options.span ?? null));
+    }
     async function spawnAwaitable(kind, args = null) {
         return unwrap(await commands.spawnAwaitable(kind, args));
     }
@@ -1163,6 +1177,7 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     exports.runScheduleNow = runScheduleNow;
     exports.spawnAwaitable = spawnAwaitable;
     exports.spawnLocal = spawnLocal;
+    exports.syncHistory = syncHistory;
     exports.syncIfDue = syncIfDue;
     exports.syncNow = syncNow;
     exports.syncStatus = syncStatus;

@@ -59,6 +59,12 @@ export const commands = {
 	/**  State and health of every registered sync target in the window's scope. */
 	syncStatus: () => typedError<SyncStatus[], CommandError>(__TAURI_INVOKE("plugin:jobs|sync_status")),
 	/**
+	 *  The history of `target` (`connector/account/name`), or of every target with
+	 *  history in the span, leaving out the targets outside the window's scope (one it
+	 *  may not read answers as one that never ran: `[]`). Spans as `job_history`'s.
+	 */
+	syncHistory: (target: string | null, span: HistorySpan | null) => typedError<TargetHistory[], CommandError>(__TAURI_INVOKE("plugin:jobs|sync_history", { target, span })),
+	/**
 	 *  A hint from the webview's `online`/`offline` events. Coming online retries offline
 	 *  targets (those in the window's scope) at once, in one pass that later hints join;
 	 *  the attempt itself is the real probe.
@@ -1168,6 +1174,36 @@ export type SyncFinished = {
 	at: Timestamp,
 };
 
+/**
+ *  One period of a sync target's history. Runs that did not happen (skipped: not due,
+ *  joined one in flight) or were cancelled are not counted.
+ */
+export type SyncHistoryPoint = {
+	/**  When the period starts. */
+	at: Timestamp,
+	/**  How long it is: 60,000 (a minute) or 3,600,000 (an hour). */
+	spanMs: number,
+	/**  Runs that fetched data. */
+	updated: number,
+	/**  Runs the server answered with nothing new. */
+	notModified: number,
+	/**  Runs that failed with the service reachable. */
+	failed: number,
+	/**  Runs that could not reach the service. */
+	offline: number,
+	/**  Runs the server asked to wait. */
+	throttled: number,
+	/**  Items the runs that fetched data changed, in all. */
+	changed: number,
+	/**
+	 *  How long runs took, median (the top of its half-octave bucket, as
+	 *  [`HistoryPoint`](crate::queue::HistoryPoint)'s times).
+	 */
+	tookP50Ms: number | null,
+	/**  The same, 95th percentile. */
+	tookP95Ms: number | null,
+};
+
 /**  How a run ended, as every caller waiting on it sees it. */
 export type SyncOutcome = 
 /**  Data was fetched. */
@@ -1250,6 +1286,14 @@ export type SyncStatus = {
 	state: SyncState,
 	/**  Its health now. */
 	health: Health,
+};
+
+/**  One sync target's history. */
+export type TargetHistory = {
+	/**  The target, `connector/account/name`. */
+	target: string,
+	/**  Its periods that saw a run end, oldest first. */
+	points: SyncHistoryPoint[],
 };
 
 /**  Why a service asked to slow down. */

@@ -186,11 +186,13 @@ describe("every command", () => {
     await api.agentClaim({ agent: "a", kinds: ["k"] });
     await api.jobHistory();
     await api.jobHistory({ kind: "echo", span: "lastDay" });
+    await api.syncHistory({ span: { range: { from: 0, to: 60_000 } } });
     expect(calls.map((c) => c.args)).toEqual([
       { filter: { status: null, kind: "echo", parent: null, actor: null, before: null, limit: null } },
       { request: { agent: "a", kinds: ["k"], limits: null, leaseMs: null, maxJobs: null } },
       { kind: null, span: null },
       { kind: "echo", span: "lastDay" },
+      { target: null, span: { range: { from: 0, to: 60_000 } } },
     ]);
   });
 });

@@ -23,6 +23,7 @@ import {
   type RetryOutcome,
   type KindCount,
   type KindHistory,
+  type TargetHistory,
   type HistorySpan,
   type Lease,
   type Schedule,
@@ -101,6 +102,15 @@ export async function jobCounts(): Promise<KindCount[]> {
  */
 export async function jobHistory(options: { kind?: JobKindName; span?: HistorySpan } = {}): Promise<KindHistory[]> {
   return unwrap(await commands.jobHistory(options.kind ?? null, options.span ?? null));
+}
+
+/**
+ * What happened per sync target: its runs by how they ended (updated, not modified,
+ * failed, offline, throttled), the items changed and how long runs took, a point per
+ * period that saw any; spans as {@link jobHistory}'s, targets as the scope allows.
+ */
+export async function syncHistory(options: { target?: SyncTargetName; span?: HistorySpan } = {}): Promise<TargetHistory[]> {
+  return unwrap(await commands.syncHistory(options.target ?? null, options.span ?? null));
 }
 
 /** Starts a local job kind the app registered and resolves with what it returned. */

@@ -34,6 +34,7 @@ const COMMANDS: &[(&str, &[&str])] = &[
     ("sync_now", &["target"]),
     ("sync_if_due", &["target", "trigger"]),
     ("sync_status", &[]),
+    ("sync_history", &["target", "span"]),
     ("network_hint", &["online"]),
     ("list_schedules", &[]),
     ("disconnect_account", &["connector", "account"]),

@@ -16,6 +16,7 @@
     "sync_now",
     "sync_if_due",
     "sync_status",
+    "sync_history",
     "network_hint",
     "list_schedules",
     "disconnect_account",

@@ -63,6 +63,7 @@ macro_rules! every_command {
             commands::sync::sync_now,
             commands::sync::sync_if_due,
             commands::sync::sync_status,
+            commands::history::sync_history,
             commands::sync::network_hint,
             commands::schedules::list_schedules,
             commands::sync::disconnect_account,

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::Queue;
 use crate::clock::{duration_millis, Timestamp};
 use crate::error::{Error, Result};
-use crate::store::history::{self, Period, Tally, HOUR_MS, MINUTE_MS};
+use crate::store::history::{self, Counts, Period, SyncTally, Tally, HOUR_MS, MINUTE_MS};
 
 /// How finely [`Queue::history`] returns a span.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -156,8 +156,11 @@ impl Queue {
         // read from the start of its hour, and keep what starts in the range.
         let periods = self
             .db()
-            .read(|conn| history::read(conn, kind, from - from.rem_euclid(HOUR_MS), to))?;
-        Ok(points(periods, from, range.step))
+            .read(|conn| history::read::<Tally>(conn, kind, from - from.rem_euclid(HOUR_MS), to))?;
+        Ok(merged(periods, from, range.step)
+            .into_iter()
+            .map(|(at, span, tally)| HistoryPoint::from_tally(at, span, &tally))
+            .collect())
     }
 
     /// The kinds with any history in `range`, by name. Refuses `range` as
@@ -166,12 +169,13 @@ impl Queue {
         let (from, to) = checked(range)?;
         // As in `history`: an hour row that starts before `from` may hold a minute in it.
         self.db()
-            .read(|conn| history::kinds(conn, from - from.rem_euclid(HOUR_MS), to))
+            .read(|conn| history::keys::<Tally>(conn, from - from.rem_euclid(HOUR_MS), to))
     }
 
     /// Folds minutes older than `keep.by_minute` into hours and deletes hours older
-    /// than `keep.by_hour`, a batch per transaction. Returns how many rows went. The
-    /// runner calls it every few minutes; an app without a runner may call it itself.
+    /// than `keep.by_hour`, a batch per transaction, in the history of job kinds and of
+    /// sync targets alike. Returns how many rows went. The runner calls it hourly; an
+    /// app without a runner may call it itself.
     pub fn compact_history(&self, keep: HistoryKeep) -> Result<u64> {
         let db = self.db();
         let now = db.now();
@@ -180,21 +184,29 @@ impl Queue {
             .saturating_sub(keep.by_hour.max(keep.by_minute))
             .as_millis();
         let mut gone = 0;
-        loop {
-            let (removed, more) = db
-                .store()
-                .write(|tx| history::compact(tx, minutes_before, hours_before, COMPACT_BATCH))?;
-            gone += removed as u64;
-            if !more {
-                return Ok(gone);
+        for compact in [
+            history::compact::<Tally> as Compact,
+            history::compact::<SyncTally>,
+        ] {
+            loop {
+                let (removed, more) = db
+                    .store()
+                    .write(|tx| compact(tx, minutes_before, hours_before, COMPACT_BATCH))?;
+                gone += removed as u64;
+                if !more {
+                    break;
+                }
             }
         }
+        Ok(gone)
     }
 }
 
+type Compact = fn(&rusqlite::Transaction<'_>, i64, i64, usize) -> Result<(usize, bool)>;
+
 /// `range` in milliseconds, refused when it ends before it starts or spans more than
 /// [`MAX_HISTORY_SPAN`].
-fn checked(range: HistoryRange) -> Result<(i64, i64)> {
+pub(crate) fn checked(range: HistoryRange) -> Result<(i64, i64)> {
     let (from, to) = (range.from.as_millis(), range.to.as_millis());
     if to < from {
         return Err(Error::invalid_argument(
@@ -219,9 +231,14 @@ fn next_start(at: i64, span: i64) -> i64 {
     at - at.rem_euclid(span) + span
 }
 
-/// Stored periods as points of `step`, those starting before `from` left out.
-fn points(periods: Vec<Period>, from: i64, step: HistoryStep) -> Vec<HistoryPoint> {
-    let mut merged: Vec<(i64, i64, Tally)> = Vec::new();
+/// Stored periods as `(start, length, tally)` of `step`, those that end by `from` left
+/// out.
+pub(crate) fn merged<T: Counts>(
+    periods: Vec<Period<T>>,
+    from: i64,
+    step: HistoryStep,
+) -> Vec<(i64, i64, T)> {
+    let mut merged: Vec<(i64, i64, T)> = Vec::new();
     for period in periods {
         let (at, span) = match step {
             HistoryStep::Minute => (period.at, period.span),
@@ -234,9 +251,6 @@ fn points(periods: Vec<Period>, from: i64, step: HistoryStep) -> Vec<HistoryPoin
             _ => merged.push((at, span, period.tally)),
         }
     }
+    merged.retain(|(at, span, _)| at + span > from);
     merged
-        .into_iter()
-        .filter(|(at, span, _)| at + span > from)
-        .map(|(at, span, tally)| HistoryPoint::from_tally(at, span, &tally))
-        .collect()
 }

@@ -30,7 +30,7 @@ mod cancel;
 mod claim;
 mod enqueue;
 mod finish;
-mod history;
+pub(crate) mod history;
 mod insert;
 mod logs;
 mod options;

@@ -359,6 +359,22 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         runs      BLOB,
         PRIMARY KEY (kind, span, at)
     ) WITHOUT ROWID;
+    -- - `sync_history`: per sync target (`connector/account/name`) and period, its runs
+    --   by how they ended, the items they changed, and a histogram of how long they
+    --   took. Written by the transaction that stores the target's state after a run.
+    CREATE TABLE sync_history (
+        target       TEXT    NOT NULL,
+        span         INTEGER NOT NULL CHECK (span = 60000 OR span = 3600000),
+        at           INTEGER NOT NULL,
+        updated      INTEGER NOT NULL DEFAULT 0,
+        not_modified INTEGER NOT NULL DEFAULT 0,
+        failed       INTEGER NOT NULL DEFAULT 0,
+        offline      INTEGER NOT NULL DEFAULT 0,
+        throttled    INTEGER NOT NULL DEFAULT 0,
+        changed      INTEGER NOT NULL DEFAULT 0,
+        durations    BLOB,
+        PRIMARY KEY (target, span, at)
+    ) WITHOUT ROWID;
     "#,
 ];
 
@@ -378,6 +394,7 @@ const TABLES: &[(i64, &str)] = &[
     (13, "job_deps"),
     (15, "processes"),
     (16, "job_history"),
+    (16, "sync_history"),
 ];
 
 /// The tables a file of ours holds at `version`.

@@ -31,6 +31,7 @@
 //! runs. Health changes are published as plugin-health events.
 
 mod decide;
+mod history;
 mod http;
 mod network;
 mod outcome;
@@ -48,6 +49,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+pub use history::SyncHistoryPoint;
 pub use http::{poll_interval, retry_after};
 pub use network::{NetworkWatch, NETWORK_DEBOUNCE};
 pub use outcome::{SkipReason, StartedBy, SyncOutcome, Trigger};
@@ -72,6 +74,7 @@ use crate::locks::lock;
 use crate::model::Health;
 use crate::queue::Queue;
 use crate::random::{RandomSource, ThreadRandom};
+use crate::store::history::{forget_account, record_sync, SyncRun};
 use crate::store::kv;
 
 /// Over how long, at most, the starts of targets that fell due together are spread
@@ -170,7 +173,7 @@ impl SyncEngine {
                     next_due: Some(now),
                     ..SyncState::default()
                 };
-                self.save(&target, &fresh)?;
+                self.save(&target, &fresh, None)?;
                 fresh
             }
         };
@@ -228,8 +231,9 @@ impl SyncEngine {
         self.inner.db.read(|conn| kv::keys(conn, &prefix))
     }
 
-    /// Removes everything stored under `acct.<connector>.<account>.`, unregisters the
-    /// account's targets and cancels their runs in flight. Returns how many keys went.
+    /// Removes everything stored under `acct.<connector>.<account>.` and the history of
+    /// the account's targets, unregisters the targets and cancels their runs in
+    /// flight. Returns how many keys went.
     ///
     /// Both names are checked as a target's parts are (1 to 128 bytes, no `.` or `/`),
     /// so one account never reaches another's keys.
@@ -249,10 +253,10 @@ impl SyncEngine {
         }
         gone.sort();
         let prefix = SyncTarget::account_prefix(connector, account);
-        let removed = self
-            .inner
-            .db
-            .write(self.now(), |tx, _| kv::delete_prefix(tx, &prefix))?;
+        let removed = self.inner.db.write(self.now(), |tx, _| {
+            forget_account(tx, connector, account)?;
+            kv::delete_prefix(tx, &prefix)
+        })?;
         self.inner.background.wake();
         self.inner.db.bus().publish(AccountDisconnected {
             account: format!("{connector}/{account}"),
@@ -311,14 +315,25 @@ impl SyncEngine {
             .map_err(|error| Error::invalid_argument("sync state", format!("{key}: {error}")))
     }
 
-    fn save(&self, target: &SyncTarget, state: &SyncState) -> crate::Result<()> {
+    /// Stores the target's state and, after a run, adds the run to its history in
+    /// the same transaction.
+    fn save(
+        &self,
+        target: &SyncTarget,
+        state: &SyncState,
+        run: Option<SyncRun<'_>>,
+    ) -> crate::Result<()> {
         let key = target.state_key();
         let text = serde_json::to_string(state)
             .map_err(|error| Error::invalid_argument("sync state", error.to_string()))?;
         let now = self.now();
-        self.inner
-            .db
-            .write(now, |tx, _| kv::put(tx, &key, &text, now))
+        self.inner.db.write(now, |tx, _| {
+            kv::put(tx, &key, &text, now)?;
+            if let Some(run) = run {
+                record_sync(tx, &target.to_string(), run, now)?;
+            }
+            Ok(())
+        })
     }
 }
 

@@ -20,6 +20,7 @@ use crate::locks::lock;
 use crate::model::{Health, HealthStatus};
 use crate::panics::CatchUnwind;
 use crate::progress::Throttle;
+use crate::store::history::SyncRun;
 
 impl SyncEngine {
     // ===== entry points =====
@@ -257,8 +258,19 @@ impl SyncEngine {
                     // Off the async threads: a locked file must not stall IPC.
                     let engine = self.clone();
                     let key = target.clone();
-                    let saved =
-                        tokio::task::spawn_blocking(move || engine.save(&key, &state)).await;
+                    let ended = outcome.clone();
+                    let took_ms = now
+                        .as_millis()
+                        .saturating_sub(attempt_at.as_millis())
+                        .max(0) as u64;
+                    let saved = tokio::task::spawn_blocking(move || {
+                        let run = SyncRun {
+                            outcome: &ended,
+                            took_ms,
+                        };
+                        engine.save(&key, &state, Some(run))
+                    })
+                    .await;
                     match saved {
                         Ok(Ok(())) => {}
                         Ok(Err(error)) => {

@@ -252,7 +252,7 @@ fn a_final_job_that_ran_anyway_and_failed_waits_again_for_the_pieces_retried_wit
 #[test]
 fn a_workflow_in_flight_at_the_upgrade_keeps_its_waiting_job_marked() {
     // A file as migration 13 left it: a workflow waiting, and no `waited` column (nor
-    // the later `lease_process`, `processes` and `job_history`).
+    // the later `lease_process`, `processes`, `job_history` and `sync_history`).
     let h = Harness::new();
     let ids = h.queue.enqueue_workflow(import(1)).unwrap();
     let path = h.queue.path().to_owned();
@@ -264,7 +264,7 @@ fn a_workflow_in_flight_at_the_upgrade_keeps_its_waiting_job_marked() {
     {
         let conn = rusqlite::Connection::open(&path).unwrap();
         conn.execute_batch(
-            "DROP TABLE job_history; ALTER TABLE jobs DROP COLUMN lease_process; DROP TABLE processes; \
+            "DROP TABLE job_history; DROP TABLE sync_history; ALTER TABLE jobs DROP COLUMN lease_process; DROP TABLE processes; \
              ALTER TABLE jobs DROP COLUMN waited; \
              PRAGMA user_version = 13;",
         )

@@ -220,3 +220,37 @@ fn job_history_names_only_the_kinds_a_window_may_read() {
         );
     }
 }
+
+#[test]
+fn sync_history_names_only_the_targets_a_window_may_read() {
+    let app = app(&[("bare", json!(["jobs:default"]))]);
+    for target in ["demo/me/feed", "bank/me/ledger"] {
+        app.ui
+            .invoke_in("main", "sync_now", json!({ "target": target }))
+            .unwrap();
+    }
+    let targets = |window: &str, args: Value| -> Vec<String> {
+        let answer = app.ui.invoke_in(window, "sync_history", args).unwrap();
+        answer
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|history| history["target"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        targets("main", json!({})),
+        ["bank/me/ledger", "demo/me/feed"]
+    );
+    assert_eq!(targets("scoped", json!({})), ["demo/me/feed"]);
+    assert!(targets("scoped", json!({"target": "bank/me/ledger"})).is_empty());
+    assert!(targets("bare", json!({"span": "lastDay"})).is_empty());
+    let history = app
+        .ui
+        .invoke_in("scoped", "sync_history", json!({"target": "demo/me/feed"}))
+        .unwrap();
+    let point = &history[0]["points"][0];
+    // The background loop may have run the target too: at least the Refresh counts.
+    assert!(point["notModified"].as_u64().unwrap() >= 1, "{history}");
+    assert!(app.demo.calls() >= 1 && app.bank.calls() >= 1);
+}

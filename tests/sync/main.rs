@@ -39,4 +39,5 @@ fn setup() -> (SyncHarness, Arc<FakeSource>) {
 }
 
 mod engine;
+mod history;
 mod sources;

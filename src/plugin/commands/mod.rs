@@ -40,7 +40,7 @@ pub use agents::{agent_claim, agent_complete, agent_enqueue, agent_fail, agent_h
 pub use durable::{cancel, enqueue, get_job, job_counts, list_jobs, prune_jobs};
 pub use events::{subscribe, unsubscribe};
 pub use health::plugin_health;
-pub use history::{job_history, HistorySpan, KindHistory};
+pub use history::{job_history, sync_history, HistorySpan, KindHistory, TargetHistory};
 pub use local::{get_local_job, list_local_jobs, run_local, spawn_awaitable, spawn_local};
 pub use schedules::{
     list_schedules, pause_schedule, paused_kinds, resume_schedule, run_schedule_now,
