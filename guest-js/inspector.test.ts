@@ -92,6 +92,19 @@ function backend(jobs: Job[], admin: boolean): Call[] {
           return [{ kind: "ingest", status: "queued", count: jobs.length }];
         case "plugin:jobs|paused_kinds":
           return [];
+        case "plugin:jobs|job_history": {
+          // Two minutes of "ingest" ending 10 min before now, by the test's own clock.
+          const at = Math.floor(Date.now() / 60_000) * 60_000 - 600_000;
+          const point = (at: number, succeeded: number, failed: number) => ({
+            at, spanMs: 60_000, succeeded, failed, cancelled: 0, retries: failed,
+            waitP50Ms: 3, waitP95Ms: 7, runP50Ms: 120, runP95Ms: 1400 + failed,
+          });
+          if (args.span === "lastDay") return [{ kind: "ingest", points: [{ ...point(Math.floor(at / 3_600_000) * 3_600_000, 7, 3), spanMs: 3_600_000 }] }];
+          return [{ kind: "ingest", points: [point(at, 4, 0), point(at + 60_000, 3, 3)] }];
+        }
+        case "plugin:jobs|sync_history":
+          return [{ target: "gh/me/notes", points: [{ at: Math.floor(Date.now() / 60_000) * 60_000, spanMs: 60_000, updated: 1,
+            notModified: 2, failed: 1, offline: 0, throttled: 0, changed: 9, tookP50Ms: 80, tookP95Ms: 250 }] }];
         case "plugin:jobs|list_schedules":
           return [
             { name: "digest", kind: "mail", payload: null, priority: 50, dedupeKey: null, actor: "system", intervalMs: null,
@@ -131,6 +144,34 @@ afterEach(() => {
 });
 
 describe("inspector", () => {
+  it("draws a chart per kind and per sync target over the last hour, and the last day by hour", async () => {
+    const calls = backend([job(1)], false);
+    const host = document.createElement("div");
+    const inspector = mountInspector(host, { view: "history" });
+    await inspector.ready;
+    const root = host.shadowRoot!;
+    await until(() => !!root.querySelector('figure[data-kind="ingest"] svg'), "the kind's chart");
+    const kind = root.querySelector('figure[data-kind="ingest"]')!;
+    expect(kind.querySelector("figcaption")!.textContent).toContain("10 ended, 3 failed, 3 retried");
+    expect(kind.querySelector("figcaption")!.textContent).toContain("a bar per minute");
+    const bars = Array.from(kind.querySelectorAll("svg > g"));
+    expect(bars.map((g) => (g as SVGElement).dataset.total)).toEqual(["4", "6"]);
+    // The second minute's bar is its succeeded and failed parts, stacked, and says so.
+    expect(Array.from(bars[1].querySelectorAll("rect")).map((r) => r.getAttribute("data-series"))).toEqual(["succeeded", "failed"]);
+    expect(bars[1].querySelector("title")!.textContent).toContain("3 succeeded, 3 failed");
+    expect(kind.querySelector("svg")!.getAttribute("aria-label")).toContain("run p95 up to");
+    const target = root.querySelector('figure[data-target="gh/me/notes"]')!;
+    expect(target.querySelector("figcaption")!.textContent).toContain("4 runs, 1 failed or offline, 9 items changed");
+    // The last day, by hour: one bar of 10.
+    const span = root.querySelector('select[aria-label="Span"]') as HTMLSelectElement;
+    span.value = "lastDay";
+    span.dispatchEvent(new Event("change"));
+    await until(() => root.querySelector('figure[data-kind="ingest"] svg > g')?.getAttribute("data-total") === "10", "the day");
+    expect(root.querySelector('figure[data-kind="ingest"] figcaption')!.textContent).toContain("a bar per hour");
+    expect(calls.filter((c) => c.cmd === "plugin:jobs|job_history").map((c) => c.args.span)).toEqual(["lastHour", "lastDay"]);
+    inspector.destroy();
+  });
+
   it("draws the newest jobs in its own shadow root, with text never parsed as HTML", async () => {
     backend([job(1), job(2, { kind: "<img src=x onerror=alert(1)>" })], false);
     const host = document.createElement("div");

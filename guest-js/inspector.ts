@@ -1,7 +1,8 @@
 /**
  * The jobs inspector: a panel any app can put in a page or a window of its own to see
  * what its background work is doing (durable jobs with filters and a detail view,
- * counts, schedules, sync targets, local jobs), live, and to act on it when the window
+ * counts, charts of what happened, schedules, sync targets, local jobs), live, and to
+ * act on it when the window
  * holds the `jobs:admin` permission set.
  *
  * Framework-free: `defineInspector()` registers `<jobs-inspector>`, or
@@ -20,6 +21,7 @@ import type { UnlistenFn } from "@tauri-apps/api/event";
 import type { Actor, Job, JobStatus } from "./bindings";
 import { JobsError, jobCounts } from "./index";
 import { probeAdmin } from "./inspector/data";
+import { mountHistory } from "./inspector/history";
 import { mountJobs } from "./inspector/jobs";
 import { liveUpdates } from "./inspector/live";
 import { h } from "./inspector/render";
@@ -32,6 +34,7 @@ export type { Inspector, InspectorOptions, InspectorView } from "./inspector/typ
 const VIEWS: [InspectorView, string][] = [
   ["jobs", "Jobs"],
   ["counts", "Counts"],
+  ["history", "History"],
   ["schedules", "Schedules"],
   ["sync", "Sync"],
   ["local", "Local jobs"],
@@ -144,6 +147,8 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
         return loadJobs();
       case "counts":
         return loadCounts();
+      case "history":
+        return loadHistory();
       case "schedules":
         return loadSchedules();
       case "sync":
@@ -158,9 +163,11 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
   const shell: Shell = { root, state, pageSize, panels, unlisten, failed, soon, act, show, load };
   const jobs = mountJobs(shell);
   const tables = mountTables(shell, jobs);
+  const history = mountHistory(shell);
+  const { loadHistory } = history;
   const { loadJobs, suggestKinds } = jobs;
   const { loadCounts, loadSchedules, loadSync, loadLocal } = tables;
-  const { listen } = liveUpdates(shell, jobs, tables);
+  const { listen } = liveUpdates(shell, jobs, tables, history);
 
   async function start() {
     const admin = options.admin ?? (await probeAdmin());

@@ -63,7 +63,7 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo clippy --locked --lib -- -D warnings
 # The docs as docs.rs builds them (its features): broken intra-doc links and missing
 # docs fail.
-RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --features testing
+RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --features testing,metrics
 cargo test --workspace --locked
 disk "after the tests"
 

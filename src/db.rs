@@ -238,6 +238,8 @@ impl Db {
     /// Publishes committed job state changes, and wakes runners when a job became
     /// runnable.
     pub(crate) fn publish(&self, changes: Changes, at: Timestamp) {
+        #[cfg(feature = "metrics")]
+        crate::metrics::jobs(&changes);
         if changes.iter().any(|change| change.to == JobStatus::Queued) {
             self.notify(Notice::Runnable);
         }

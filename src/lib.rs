@@ -38,7 +38,7 @@
 //! clock error backoff typescript
 //! kinds bus health progress conditions
 //! store
-//! config background
+//! config background metrics
 //! db
 //! queue
 //! local scheduler sync
@@ -65,7 +65,8 @@
 //!   the machine's power, network and idle time come from, for jobs with constraints.
 //! - `store`: `raw.db` itself: opening it safely, migrations, and every line of SQL.
 //! - [`config`]: `config.toml`, strict; `background`: the loop the scheduler and the
-//!   sync engine run.
+//!   sync engine run; `metrics` (the `metrics` feature): what the history counts,
+//!   through the `metrics` facade.
 //! - `db`: one handle on one `raw.db` (the connection, clock, randomness, bus,
 //!   registered kinds and wake-up notices) that the services above it share.
 //! - [`queue`]: the durable job queue: dedupe keys, leases and heartbeats, priorities,
@@ -140,6 +141,9 @@ pub mod scheduler;
 pub mod sync;
 
 pub mod runner;
+
+#[cfg(feature = "metrics")]
+pub mod metrics;
 
 pub mod plugin;
 

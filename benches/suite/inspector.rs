@@ -2,11 +2,16 @@
 //! of 50 under each filter it offers. The file is filled with SQL (the same rows the
 //! queue writes) so that building it takes seconds: ten kinds of 10 % each and a rare
 //! one of 0.1 %, the newest 10,000 queued and 50 running, 1 % failed, 0.4 % cancelled,
-//! the rest succeeded; 5 % enqueued by agents; 100 pieces of one parent.
+//! the rest succeeded; 5 % enqueued by agents; 100 pieces of one parent. The history
+//! holds 30 days of every kind: 48 hours by minute, the rest by hour, as the runner
+//! keeps it, each row with a histogram of a dozen buckets.
 
 use std::time::{Duration, Instant};
 
-use tauri_plugin_jobs::queue::{Actor, JobFilter, JobId, JobStatus};
+use tauri_plugin_jobs::clock::{Clock, SystemClock};
+use tauri_plugin_jobs::queue::{
+    Actor, HistoryRange, HistoryStep, JobFilter, JobId, JobStatus, MAX_HISTORY_SPAN,
+};
 
 use crate::queue::open;
 use crate::report::{count, ms, percentile, Report};
@@ -100,6 +105,45 @@ pub fn measure(report: &mut Report) {
         &format!("{prefix} a page of 50, a kind of 0.1 % (no index), p50 / p99 (ms)"),
         format!("{:.1} / {:.1}", ms(p50), ms(p99)),
     );
+
+    // The History tab: one chart is one kind's history; the tab reads the kinds with
+    // any, then each one's.
+    let now = SystemClock.now();
+    let month = HistoryRange::new(
+        now.saturating_sub(MAX_HISTORY_SPAN - Duration::from_secs(86_400)),
+        now,
+        HistoryStep::Hour,
+    );
+    let charts: [(&str, HistoryRange); 3] = [
+        ("the last hour by minute", HistoryRange::last_hour(now)),
+        ("the last day by hour", HistoryRange::last_day(now)),
+        ("30 days by hour", month),
+    ];
+    for (name, range) in charts {
+        let (p50, p99) = timed(|| {
+            let points = queue.history("k3", range).unwrap();
+            assert!(!points.is_empty(), "{name}");
+        });
+        report.checked(
+            &format!("{prefix} one kind's chart (30 days of history), {name}, p50 / p99 (ms)"),
+            format!("{:.3} / {:.3}", ms(p50), ms(p99)),
+            String::new(),
+            "p99 < 5 ms",
+            p99 < Duration::from_millis(5),
+        );
+    }
+    let (p50, p99) = timed_n(50, || {
+        let range = HistoryRange::last_hour(now);
+        let kinds = queue.history_kinds(range).unwrap();
+        assert_eq!(kinds.len(), 11);
+        for kind in kinds {
+            queue.history(&kind, range).unwrap();
+        }
+    });
+    report.info(
+        &format!("{prefix} the History tab, every kind's last hour (11 kinds), p50 / p99 (ms)"),
+        format!("{:.2} / {:.2}", ms(p50), ms(p99)),
+    );
 }
 
 fn timed(work: impl FnMut()) -> (Duration, Duration) {
@@ -154,4 +198,50 @@ pub fn fill(path: &std::path::Path, rows: usize) {
          COMMIT;"
     ))
     .unwrap();
+    fill_history(&conn);
+}
+
+/// 30 days of history for every kind of [`fill`]: the last 48 hours by minute, the
+/// rest by hour, each row with a dozen histogram buckets of counts.
+fn fill_history(conn: &rusqlite::Connection) {
+    let now = SystemClock.now().as_millis();
+    let minute = now - now.rem_euclid(60_000);
+    let hour = now - now.rem_euclid(3_600_000);
+    let histogram: Vec<u8> = (0..24u32).flat_map(|b| (b % 5).to_le_bytes()).collect();
+    conn.execute_batch("BEGIN").unwrap();
+    {
+        let mut insert = conn
+            .prepare(
+                "INSERT INTO job_history (kind, span, at, succeeded, failed, cancelled, retries, \
+                 waits, runs) VALUES (?1, ?2, ?3, 40, 1, 0, 2, ?4, ?4)",
+            )
+            .unwrap();
+        let kinds: Vec<String> = (0..10)
+            .map(|k| format!("k{k}"))
+            .chain(["rare".to_owned()])
+            .collect();
+        for kind in &kinds {
+            for m in 0..48 * 60 {
+                insert
+                    .execute(rusqlite::params![
+                        kind,
+                        60_000,
+                        minute - m * 60_000,
+                        histogram
+                    ])
+                    .unwrap();
+            }
+            for h in 48..30 * 24 {
+                insert
+                    .execute(rusqlite::params![
+                        kind,
+                        3_600_000,
+                        hour - h * 3_600_000,
+                        histogram
+                    ])
+                    .unwrap();
+            }
+        }
+    }
+    conn.execute_batch("COMMIT").unwrap();
 }

@@ -1,19 +1,22 @@
 /**
  * Keeps the inspector live: one listener on the plugin's events reloads the view shown
- * when what it shows changes (at most every 100 or 250 ms), moves progress bars in
- * place, and reads the view shown again after the stream dropped events.
+ * when what it shows changes (at most every 100 or 250 ms, the charts every second),
+ * moves progress bars in place, and reads the view shown again after the stream
+ * dropped events.
  */
 import { onJobsEvent } from "../index";
+import type { HistoryTab } from "./history";
 import type { JobsTab } from "./jobs";
 import { progressCell, rowOf } from "./render";
 import type { Tables } from "./tables";
 import type { Shell } from "./types";
 
 /** The listener of a drawn inspector; the shell starts it after the first render. */
-export function liveUpdates(shell: Shell, jobs: JobsTab, tables: Tables) {
+export function liveUpdates(shell: Shell, jobs: JobsTab, tables: Tables, history: HistoryTab) {
   const { state, unlisten, soon, load } = shell;
   const { tbody, loadJobs, drawDetail } = jobs;
   const { loadCounts, loadSchedules, loadSync, loadLocal } = tables;
+  const { loadHistory } = history;
 
   // ----- live -----
   async function listen() {
@@ -26,6 +29,7 @@ export function liveUpdates(shell: Shell, jobs: JobsTab, tables: Tables) {
             const shown = state.rows.some((row) => row.id === event.id);
             if (state.view === "jobs" && (shown || state.cursors.length === 1)) soon("jobs", 100, loadJobs);
             if (state.view === "counts") soon("counts", 250, loadCounts);
+            if (state.view === "history" && event.type === "jobStateChanged") soon("history", 1000, loadHistory);
             break;
           }
           case "jobProgress": {
@@ -48,6 +52,7 @@ export function liveUpdates(shell: Shell, jobs: JobsTab, tables: Tables) {
           case "pluginHealth":
           case "accountDisconnected":
             if (state.view === "sync") soon("sync", 100, loadSync);
+            if (state.view === "history") soon("history", 1000, loadHistory);
             break;
           case "localJobChanged":
           case "localJobProgress":

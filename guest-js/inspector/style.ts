@@ -1,7 +1,7 @@
 /**
  * The inspector's stylesheet, put in its shadow root: colours for the system's light
- * and dark schemes, then the bar and its tabs, the filters, the tables, the pager and
- * the detail view.
+ * and dark schemes, then the bar and its tabs, the filters, the tables, the pager,
+ * the detail view and the history charts.
  */
 
 export const STYLE = `
@@ -44,4 +44,15 @@ progress { width: 90px; }
 .actions { display: flex; gap: 6px; flex-wrap: wrap; }
 .message { color: var(--bad); min-height: 1em; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
+.history figure { margin: 0 0 10px; }
+.history figcaption { margin-bottom: 2px; }
+.chart { display: block; width: 100%; height: 72px; background: var(--soft); border-radius: 4px; }
+.chart .axis { stroke: var(--line); }
+.s-good { fill: var(--good); background: var(--good); }
+.s-bad { fill: var(--bad); background: var(--bad); }
+.s-muted { fill: var(--muted); background: var(--muted); }
+.s-accent { fill: var(--accent); background: var(--accent); }
+.s-warn { fill: var(--warn); background: var(--warn); }
+.legend span { margin-right: 10px; white-space: nowrap; }
+.legend i { display: inline-block; width: 9px; height: 9px; border-radius: 2px; margin-right: 4px; }
 `;

@@ -8,7 +8,7 @@ import type { UnlistenFn } from "@tauri-apps/api/event";
 import type { Actor, Job, JobStatus } from "../bindings";
 
 /** The inspector's tabs. */
-export type InspectorView = "jobs" | "counts" | "schedules" | "sync" | "local";
+export type InspectorView = "jobs" | "counts" | "history" | "schedules" | "sync" | "local";
 
 /** How to draw the inspector. */
 export type InspectorOptions = {

@@ -272,7 +272,10 @@ impl SyncEngine {
                     })
                     .await;
                     match saved {
-                        Ok(Ok(())) => {}
+                        Ok(Ok(())) => {
+                            #[cfg(feature = "metrics")]
+                            crate::metrics::sync(&target.to_string(), &outcome, took_ms);
+                        }
                         Ok(Err(error)) => {
                             tracing::error!(%target, %error, "could not store sync state")
                         }
