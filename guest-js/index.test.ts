@@ -383,4 +383,34 @@ describe("words", () => {
     expect(api.duration(7_200_000)).toBe("2 h");
     expect(api.duration(250)).toBe("250 ms");
   });
+
+  it("say why a queued job has not started, every reason at once", () => {
+    const now = new Date(2027, 0, 15, 8, 0, 0).getTime();
+    const queued: Parameters<typeof api.whyWaiting>[0] = {
+      status: "queued", kind: "mail", runAt: now - 1, attempts: 0, handlerMissing: false, rateLimitedUntil: null, waitingFor: [],
+    };
+    expect(api.whyWaiting(queued, { now })).toEqual(["nothing: it starts when a worker is free"]);
+    expect(api.whyWaiting({ ...queued, status: "running" }, { now })).toEqual([]);
+    expect(
+      api.whyWaiting(
+        {
+          ...queued,
+          runAt: now + 90_000,
+          attempts: 2,
+          rateLimitedUntil: now + 30_000,
+          waitingFor: [{ condition: "slot", cap: 2, running: 2, stale: 1, leaseEndsAt: now + 300_000 }],
+        },
+        { now, paused: ["mail"] },
+      ),
+    ).toEqual([
+      "its kind is paused: nothing claims it until it is resumed",
+      "its kind is at its rate limit until 08:00:30",
+      "backing off after 2 failed attempts: runs again at 08:01:30",
+      "waiting for a free slot (2 running, cap 2; 1 held by a worker that stopped answering); a slot comes back by 08:05:00 at the latest",
+    ]);
+    expect(api.whyWaiting({ ...queued, runAt: now + 60_000, handlerMissing: true }, { now })).toEqual([
+      "no handler for its kind is registered in this app",
+      "not due before 08:01:00",
+    ]);
+  });
 });

@@ -55,7 +55,7 @@ export * from "./events";
 export * from "./kinds";
 export * from "./watch";
 export * from "./workflows";
-export { duration, waitingText } from "./words";
+export { duration, waitingText, whyWaiting } from "./words";
 
 /** @deprecated Renamed {@link Enqueued}, after the Rust type it mirrors. */
 export type EnqueueResult = Enqueued;

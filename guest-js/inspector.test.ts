@@ -144,6 +144,53 @@ afterEach(() => {
 });
 
 describe("inspector", () => {
+  it("draws a workflow's graph in its parent's detail, and a failed piece opens with its error", async () => {
+    const jobs = [
+      job(1, { kind: "import", status: "succeeded" }),
+      job(2, { kind: "embed", parent: 1, status: "succeeded" }),
+      job(3, { kind: "embed", parent: 1, status: "failed", lastError: "HTTP 502" }),
+      job(4, { kind: "reindex", parent: 1, status: "cancelled" }),
+    ];
+    backend(jobs, false);
+    const host = document.createElement("div");
+    const inspector = mountInspector(host);
+    await inspector.ready;
+    const root = host.shadowRoot!;
+    (root.querySelector('tr[data-id="1"] button[data-action="open"]') as HTMLElement).click();
+    await until(() => !!root.querySelector("#detail-graph svg"), "the graph");
+    const nodes = Array.from(root.querySelectorAll("#detail-graph .node")) as SVGElement[];
+    expect(nodes.map((n) => [n.dataset.id, n.dataset.status])).toEqual([
+      ["1", "succeeded"],
+      ["2", "succeeded"],
+      ["3", "failed"],
+      ["4", "cancelled"],
+    ]);
+    // The parent to each piece, each piece to the job after them.
+    expect(root.querySelectorAll("#detail-graph line.edge").length).toBe(4);
+    expect(nodes[2].querySelector("title")!.textContent).toBe("#3 embed: failed — HTTP 502");
+    nodes[2].dispatchEvent(new MouseEvent("click"));
+    await until(() => root.querySelector("#detail-status")?.textContent === "failed", "the failed piece");
+    expect(root.querySelector("#detail-error")!.textContent).toBe("HTTP 502");
+    inspector.destroy();
+  });
+  it("says why a queued job waits and which jobs hold the slots it waits for", async () => {
+    const slot = { condition: "slot", cap: 1, running: 1, stale: 0, leaseEndsAt: Date.now() + 30_000 } as const;
+    backend([job(1, { status: "running" }), job(2, { waitingFor: [slot] } as Partial<Job>)], false);
+    const host = document.createElement("div");
+    const inspector = mountInspector(host);
+    await inspector.ready;
+    const root = host.shadowRoot!;
+    (root.querySelector('tr[data-id="2"] button[data-action="open"]') as HTMLElement).click();
+    await until(() => !!root.querySelector("#detail-why"), "why it waits");
+    expect(root.querySelector("#detail-why")!.textContent).toContain("waiting for a free slot (1 running, cap 1); a slot comes back by");
+    expect(root.querySelector("#detail-holders")!.textContent).toBe("#1");
+    // One click to the holder.
+    (root.querySelector("#detail-holders button") as HTMLElement).click();
+    await until(() => root.querySelector("#detail-status")?.textContent === "running", "the holder's detail");
+    expect(root.querySelector("#detail-why")).toBeNull();
+    inspector.destroy();
+  });
+
   it("draws a chart per kind and per sync target over the last hour, and the last day by hour", async () => {
     const calls = backend([job(1)], false);
     const host = document.createElement("div");

@@ -1,9 +1,9 @@
 /**
  * What the plugin's codes say, in words a person reads: what a queued job waits for
- * (`waitingFor`: "waiting for a charger"), and a duration ("5 min"). The inspector
- * shows these; a page can show the same.
+ * (`waitingFor`: "waiting for a charger"), why it has not started (`whyWaiting`), and a
+ * duration ("5 min"). The inspector shows these; a page can show the same.
  */
-import type { WaitingFor } from "./bindings";
+import type { Job, WaitingFor } from "./bindings";
 
 /** A duration in the largest whole unit: "2 h", "5 min", "30 s", "250 ms". */
 export function duration(ms: number): string {
@@ -36,4 +36,49 @@ export function waitingText(waiting: readonly WaitingFor[] | null | undefined): 
     }
   });
   return `waiting for ${words.join(" and ")}`;
+}
+
+/** A time of day as the inspector shows it ("14:03:07"), or the date too when not today. */
+function clock(ms: number, now: number): string {
+  const date = new Date(ms);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  const hms = `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+  return new Date(now).toDateString() === date.toDateString() ? hms : `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${hms}`;
+}
+
+/**
+ * Why a queued job has not started, each reason in words ("its kind is paused",
+ * "backing off after 2 failed attempts: runs again at 14:03:07", "waiting for a free
+ * slot (2 running, cap 2); a slot comes back by 14:05:00 at the latest"); `[]` when it
+ * is not queued, and one reason that it is next in line when nothing holds it back.
+ * `paused` are the paused kinds (`pausedKinds()`), `now` the time to compare with.
+ */
+export function whyWaiting(
+  job: Pick<Job, "status" | "kind" | "runAt" | "attempts" | "handlerMissing" | "rateLimitedUntil" | "waitingFor">,
+  options: { now?: number; paused?: Iterable<string> } = {},
+): string[] {
+  if (job.status !== "queued") return [];
+  const now = options.now ?? Date.now();
+  const reasons: string[] = [];
+  if (new Set(options.paused ?? []).has(job.kind)) reasons.push("its kind is paused: nothing claims it until it is resumed");
+  if (job.handlerMissing) reasons.push("no handler for its kind is registered in this app");
+  if (job.rateLimitedUntil != null && job.rateLimitedUntil > now) {
+    reasons.push(`its kind is at its rate limit until ${clock(job.rateLimitedUntil, now)}`);
+  }
+  if (job.runAt > now) {
+    reasons.push(
+      job.attempts > 0
+        ? `backing off after ${job.attempts} failed attempt${job.attempts === 1 ? "" : "s"}: runs again at ${clock(job.runAt, now)}`
+        : `not due before ${clock(job.runAt, now)}`,
+    );
+  }
+  for (const waiting of job.waitingFor ?? []) {
+    const text = waitingText([waiting])!;
+    if (waiting.condition === "slot" && waiting.leaseEndsAt != null) {
+      reasons.push(`${text}; a slot comes back by ${clock(waiting.leaseEndsAt, now)} at the latest`);
+    } else {
+      reasons.push(text);
+    }
+  }
+  return reasons.length > 0 ? reasons : ["nothing: it starts when a worker is free"];
 }

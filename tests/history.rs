@@ -269,3 +269,43 @@ fn a_range_backwards_or_too_long_is_refused_naming_it() {
         }
     }
 }
+
+#[test]
+fn the_current_minute_rides_in_job_counts_and_moves_to_job_history_when_it_is_over() {
+    let h = Harness::new();
+    let rows = |sql: &str| -> i64 {
+        let conn = rusqlite::Connection::open(h.queue.path()).unwrap();
+        conn.query_row(sql, [], |r| r.get(0)).unwrap()
+    };
+    let lease = start(&h, "mail", Duration::ZERO, Duration::from_millis(5));
+    h.queue.complete(&lease, None).unwrap();
+    // The end wrote the page `job_counts` is on, and no `job_history` row.
+    assert_eq!(rows("SELECT count(*) FROM job_history"), 0);
+    assert_eq!(
+        rows("SELECT count(*) FROM job_counts WHERE status = 'minute'"),
+        1
+    );
+    // Counts never show the minute's row; the history does.
+    let counts = h.queue.counts().unwrap();
+    assert!(
+        counts.iter().all(|c| c.status.as_str() != "minute"),
+        "{counts:?}"
+    );
+    assert_eq!(total(&last_hour(&h.queue, "mail", h.clock.now())).0, 1);
+    assert_eq!(
+        h.queue
+            .history_kinds(HistoryRange::last_hour(h.clock.now()))
+            .unwrap(),
+        ["mail"]
+    );
+    // The next minute's end moves the last one to `job_history`.
+    h.clock.advance(MINUTE);
+    let lease = start(&h, "mail", Duration::ZERO, Duration::from_millis(5));
+    h.queue.complete(&lease, None).unwrap();
+    assert_eq!(rows("SELECT count(*) FROM job_history"), 1);
+    let points = last_hour(&h.queue, "mail", h.clock.now());
+    assert_eq!(
+        points.iter().map(|p| p.succeeded).collect::<Vec<_>>(),
+        [1, 1]
+    );
+}

@@ -13,11 +13,13 @@ import {
   getWorkflow,
   jobDependencies,
   listJobs,
+  pausedKinds,
   retryJob,
   retryWorkflow,
 } from "../index";
 import { ACTORS, STATUSES, mayHaveMore } from "./data";
-import { NO_HANDLER, h, json, progressCell, rowOf, time, waitingText } from "./render";
+import { workflowGraph } from "./graph";
+import { NO_HANDLER, h, json, progressCell, rowOf, time, waitingText, whyWaiting } from "./render";
 import type { Shell } from "./types";
 
 /** Draws the Jobs tab into its panel; its functions read and draw it again. */
@@ -176,6 +178,18 @@ export function mountJobs(shell: Shell) {
       getWorkflow(id).catch((): WorkflowState | null => null),
     ]);
     const workflow = flow !== null && (flow.progress.total ?? 0) > 0 ? flow : null;
+    // A queued job: whether its kind is paused and, waiting for a slot, the jobs that
+    // hold its kind's slots.
+    const [holders, paused] =
+      job?.status === "queued"
+        ? await Promise.all([
+            job.waitingFor?.some((w) => w.condition === "slot")
+              ? listJobs({ kind: job.kind, status: "running", limit: 20 }).catch((): Job[] => [])
+              : [],
+            pausedKinds().catch(() => [...state.paused]),
+          ])
+        : [[], []];
+    const graph = job && workflow !== null ? await workflowGraph(job, (other) => void select(other)).catch(() => null) : null;
     if (state.destroyed || state.selected !== id) return;
     detail.hidden = false;
     if (!job) {
@@ -206,6 +220,13 @@ export function mountJobs(shell: Shell) {
       ["Progress", job.progress ? `${job.progress.done}${job.progress.total === null ? "" : ` of ${job.progress.total}`}` : "—"],
       ["Lease", job.leaseOwner ? `${job.leaseOwner} until ${time(job.leaseExpiresAt)}` : "—"],
     ];
+    if (job.status === "queued") {
+      const reasons = whyWaiting(job, { paused });
+      facts.splice(2, 0, ["Why it waits", h("ul", { id: "detail-why", class: "why" }, ...reasons.map((r) => h("li", {}, r)))]);
+      if (holders.length > 0) {
+        facts.splice(3, 0, ["Slots held by", idList("detail-holders", holders.map((j) => j.id), holders.length)]);
+      }
+    }
     if (job.cancelRequested) facts.push(["Cancel", "requested"]);
     if (job.unreadable) facts.push(["Unreadable", job.unreadable]);
     const actions = h("div", { class: "actions" });
@@ -244,6 +265,7 @@ export function mountJobs(shell: Shell) {
     detail.replaceChildren(
       h("h3", {}, `Job #${job.id}`),
       h("dl", {}, ...facts.flatMap(([name, value]) => [h("dt", {}, name), h("dd", {}, value)])),
+      ...(graph ? [h("h4", {}, "Graph"), h("div", { id: "detail-graph", class: "graph-box" }, graph)] : []),
       h("h4", {}, "Payload"),
       h("pre", { id: "detail-payload" }, json(job.payload)),
       h("h4", {}, "Result"),

@@ -53,7 +53,7 @@ export function rowOf(tbody: Element, id: string | number): HTMLTableRowElement 
   return Array.from(tbody.querySelectorAll("tr")).find((row) => row.dataset.id === String(id));
 }
 
-export { duration, waitingText } from "../words";
+export { duration, waitingText, whyWaiting } from "../words";
 
 /** What a job of a kind nobody runs here is waiting for. */
 export const NO_HANDLER = "waiting for a handler that is not registered in this app (a kind an update removed?)";

@@ -44,6 +44,18 @@ progress { width: 90px; }
 .actions { display: flex; gap: 6px; flex-wrap: wrap; }
 .message { color: var(--bad); min-height: 1em; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
+.why { margin: 0; padding-left: 16px; }
+.graph-box { overflow: auto; max-height: 420px; margin-bottom: 6px; }
+.graph .edge { stroke: var(--line); }
+.graph .node { cursor: pointer; }
+.graph .node rect { fill: var(--soft); stroke: var(--line); }
+.graph .node:focus-visible rect, .graph .node:hover rect { stroke: var(--accent); }
+.graph .node text { fill: var(--fg); font-size: 11px; }
+.graph .st-succeeded .mark { fill: var(--good); }
+.graph .st-failed .mark { fill: var(--bad); }
+.graph .st-failed rect:first-of-type { stroke: var(--bad); }
+.graph .st-running .mark, .graph .st-queued .mark { fill: var(--warn); }
+.graph .st-cancelled .mark { fill: var(--muted); }
 .history figure { margin: 0 0 10px; }
 .history figcaption { margin-bottom: 2px; }
 .chart { display: block; width: 100%; height: 72px; background: var(--soft); border-radius: 4px; }

@@ -345,8 +345,11 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     //   hour; `at` its start, ms since the epoch), the jobs that ended and the attempts
     //   retried, and histograms of the time from runnable to start (`waits`) and of
     //   the run time (`runs`) of the attempts that ended in it. Written by the
-    //   transactions that end the jobs.
+    //   transactions that end the jobs; a kind's current minute is kept in
+    //   `job_counts`, a row of status `minute` (`n` its start, `tally` a blob), which
+    //   moves here when the minute is over (`store::history::jobs`).
     r#"
+    ALTER TABLE job_counts ADD COLUMN tally BLOB;
     CREATE TABLE job_history (
         kind      TEXT    NOT NULL,
         span      INTEGER NOT NULL CHECK (span = 60000 OR span = 3600000),

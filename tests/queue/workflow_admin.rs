@@ -264,7 +264,7 @@ fn a_workflow_in_flight_at_the_upgrade_keeps_its_waiting_job_marked() {
     {
         let conn = rusqlite::Connection::open(&path).unwrap();
         conn.execute_batch(
-            "DROP TABLE job_history; DROP TABLE sync_history; ALTER TABLE jobs DROP COLUMN lease_process; DROP TABLE processes; \
+            "DROP TABLE job_history; DROP TABLE sync_history; ALTER TABLE job_counts DROP COLUMN tally; ALTER TABLE jobs DROP COLUMN lease_process; DROP TABLE processes; \
              ALTER TABLE jobs DROP COLUMN waited; \
              PRAGMA user_version = 13;",
         )

@@ -27,8 +27,23 @@ pub(crate) const MINUTE_MS: i64 = 60_000;
 /// The length of an hour row, in ms.
 pub(crate) const HOUR_MS: i64 = 3_600_000;
 
-/// Registers `jobs_histogram_add(a, b)` on the connection that writes.
+/// Registers `jobs_histogram_add(a, b)` and `jobs_tally_add(a, b)` (two kinds'
+/// minutes as `job_counts` keeps them, added) on the connection that writes.
 pub(crate) fn register(conn: &Connection) -> rusqlite::Result<()> {
+    conn.create_scalar_function(
+        "jobs_tally_add",
+        2,
+        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
+        |ctx| {
+            let blob = |i: usize| match ctx.get_raw(i) {
+                rusqlite::types::ValueRef::Blob(bytes) => Tally::from_blob(bytes),
+                _ => Tally::default(),
+            };
+            let mut sum = blob(0);
+            sum.merge(&blob(1));
+            Ok(sum.to_blob())
+        },
+    )?;
     conn.create_scalar_function(
         "jobs_histogram_add",
         2,
@@ -70,6 +85,22 @@ pub(crate) trait Counts: Clone + Default {
     fn is_empty(&self) -> bool;
     /// Adds it to the row of `key`, `span`, `at` (made when missing).
     fn add(&self, tx: &Transaction<'_>, key: &str, at: i64, span: i64) -> Result<()>;
+
+    /// Periods of `key` kept outside the table (the current minute, where a table keeps
+    /// it elsewhere) that start in `[from, to)`.
+    fn pending(_conn: &Connection, _key: &str, _from: i64, _to: i64) -> Result<Vec<Period<Self>>> {
+        Ok(Vec::new())
+    }
+
+    /// The keys with such a period in `[from, to)`.
+    fn pending_keys(_conn: &Connection, _from: i64, _to: i64) -> Result<Vec<String>> {
+        Ok(Vec::new())
+    }
+
+    /// Moves the periods kept outside the table that start before `before` into it.
+    fn settle(_tx: &Transaction<'_>, _before: i64) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// One stored period.
@@ -101,6 +132,7 @@ pub(crate) fn read<T: Counts>(
     let mut periods = statement
         .query_map(params![key, from, to], period::<T>)?
         .collect::<rusqlite::Result<Vec<_>>>()?;
+    periods.extend(T::pending(conn, key, from, to)?);
     periods.sort_by_key(|period| (period.at, period.span));
     Ok(periods)
 }
@@ -108,9 +140,12 @@ pub(crate) fn read<T: Counts>(
 /// The keys with any history in `[from, to)`, by name.
 pub(crate) fn keys<T: Counts>(conn: &Connection, from: i64, to: i64) -> Result<Vec<String>> {
     let mut statement = conn.prepare_cached(T::KEYS)?;
-    let keys = statement
+    let mut keys = statement
         .query_map(params![from, to], |r| r.get(0))?
         .collect::<rusqlite::Result<Vec<String>>>()?;
+    keys.extend(T::pending_keys(conn, from, to)?);
+    keys.sort();
+    keys.dedup();
     Ok(keys)
 }
 
@@ -123,6 +158,7 @@ pub(crate) fn compact<T: Counts>(
     hours_before: i64,
     limit: usize,
 ) -> Result<(usize, bool)> {
+    T::settle(tx, minutes_before)?;
     let old: Vec<(String, Period<T>)> = {
         let mut statement = tx.prepare_cached(T::OLD)?;
         let rows = statement

@@ -156,11 +156,12 @@ fn text_len(row: &Row<'_>, index: usize) -> rusqlite::Result<usize> {
 }
 
 /// Job counts by kind and status, in that order. Finished jobs are counted from
-/// `job_counts` (kept by triggers), queued and running ones from `jobs_active`: no
+/// `job_counts` (kept by the statements that finish, reopen or delete jobs; its
+/// `minute` rows are the history's, `store::history::jobs`), queued and running ones from `jobs_active`: no
 /// finished row is read, however many there are.
 pub(crate) fn counts(conn: &Connection) -> Result<Vec<KindCount>> {
     let mut statement = conn.prepare_cached(
-        "SELECT kind, status, n FROM job_counts WHERE n > 0 \
+        "SELECT kind, status, n FROM job_counts WHERE n > 0 AND status <> 'minute' \
          UNION ALL \
          SELECT kind, status, count(*) FROM jobs INDEXED BY jobs_active \
              WHERE status = 'queued' OR status = 'running' GROUP BY status, kind",
