@@ -58,13 +58,13 @@ fi
 npm test
 
 cargo fmt --all -- --check
-cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo clippy --workspace --all-targets --locked --features tauri-plugin-jobs/metrics -- -D warnings
 # The crate as apps build it: without the `specta` feature the tests turn on.
 cargo clippy --locked --lib -- -D warnings
 # The docs as docs.rs builds them (its features): broken intra-doc links and missing
 # docs fail.
 RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --features testing,metrics
-cargo test --workspace --locked
+cargo test --workspace --locked --features tauri-plugin-jobs/metrics
 disk "after the tests"
 
 # The README's quick start in a fresh create-tauri-app project, built from what
@@ -79,7 +79,7 @@ disk "after the quick start"
 cp Cargo.lock target/Cargo.lock.kept
 trap 'cp target/Cargo.lock.kept Cargo.lock' EXIT
 cargo update --quiet -p rusqlite --precise 0.32.1
-SOAK_SECS=5 cargo test --workspace
+SOAK_SECS=5 cargo test --workspace --features tauri-plugin-jobs/metrics
 cp target/Cargo.lock.kept Cargo.lock
 trap - EXIT
 disk "after the rusqlite 0.32.1 pass"

@@ -309,3 +309,57 @@ fn the_current_minute_rides_in_job_counts_and_moves_to_job_history_when_it_is_ov
         [1, 1]
     );
 }
+
+#[test]
+fn counts_take_in_the_current_minutes_ends_before_and_after_they_move() {
+    let h = Harness::new();
+    let count = |status: &str| -> u32 {
+        h.queue
+            .counts()
+            .unwrap()
+            .iter()
+            .filter(|c| c.kind == "mail" && c.status.as_str() == status)
+            .map(|c| c.count)
+            .sum()
+    };
+    let lease = start(&h, "mail", Duration::ZERO, Duration::ZERO);
+    h.queue.complete(&lease, None).unwrap();
+    let lease = start(&h, "mail", Duration::ZERO, Duration::ZERO);
+    let failed = lease.job_id;
+    h.queue.fail(&lease, JobFailure::permanent("gone")).unwrap();
+    // Both ends are only in the minute's row: the counts add them.
+    assert_eq!((count("succeeded"), count("failed")), (1, 1));
+    // Run again while its end is still in the minute: it leaves `failed` at once.
+    h.queue.retry_now(failed).unwrap();
+    assert_eq!(count("failed"), 0);
+    assert_eq!(count("queued"), 1);
+    let job = h
+        .queue
+        .claim(&ClaimRequest::new("w", ["mail"]))
+        .unwrap()
+        .pop()
+        .unwrap();
+    h.queue.complete(&job.lease, None).unwrap();
+    assert_eq!((count("succeeded"), count("failed")), (2, 0));
+    // The next minute's end moves the last minute's ends into the counts' own rows.
+    h.clock.advance(MINUTE);
+    let lease = start(&h, "mail", Duration::ZERO, Duration::ZERO);
+    h.queue.complete(&lease, None).unwrap();
+    assert_eq!((count("succeeded"), count("failed")), (3, 0));
+    // Deleting a finished job counts at once, wherever its end is kept.
+    h.queue.delete(job.lease.job_id).unwrap();
+    assert_eq!(count("succeeded"), 2);
+    // Compaction long after moves the idle kind's minute too; nothing changes.
+    h.clock.advance(HOUR * 49);
+    h.queue.compact_history(HistoryKeep::default()).unwrap();
+    assert_eq!((count("succeeded"), count("failed")), (2, 0));
+    let conn = rusqlite::Connection::open(h.queue.path()).unwrap();
+    let minutes: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM job_counts WHERE status = 'minute'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(minutes, 0);
+}

@@ -2,8 +2,9 @@
 //! attempt, worker) around the handler, one per sync run (target, trigger) around the
 //! source. Lines, each at its documented level (docs/logs.md): a job failed for good
 //! (WARN), a retry scheduled (DEBUG), a lease taken back (INFO), a sync target's health
-//! changing (WARN, or INFO when it recovers; once per change, not per retry), with no
-//! secret in any of them. A subscriber of this binary's own records every event, with
+//! changing (WARN, or INFO when it recovers; once per change, not per retry), the
+//! TypeScript declarations a debug build cannot write (WARN), with no secret in any
+//! of them. A subscriber of this binary's own records every event, with
 //! its level, target and fields, and the span it was logged in.
 
 use std::collections::HashMap;
@@ -367,4 +368,47 @@ async fn a_sync_target_logs_each_change_of_its_health_once() {
         reasons.iter().any(|r| r.contains("HTTP 500")),
         "{reasons:?}"
     );
+}
+
+#[derive(serde::Deserialize)]
+struct Resize {
+    #[allow(dead_code)]
+    width: u32,
+}
+
+#[test]
+fn declarations_it_cannot_write_in_a_debug_build_are_one_warn_line_naming_the_type() {
+    use tauri_plugin_jobs::runner::Handler as AppHandler;
+    use tauri_plugin_jobs::testing::MockApp;
+    use tauri_plugin_jobs::typescript::Typescript;
+    let recorder = recorder();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("jobs-kinds.d.ts");
+    let _app = MockApp::new(
+        tauri_plugin_jobs::Builder::new()
+            .handler(AppHandler::new(
+                "resize",
+                |_: Resize, _ctx: JobContext| async move { Ok(()) },
+            ))
+            .typescript(Typescript::new(&file)),
+        serde_json::json!([]),
+    );
+    let lines: Vec<Line> = recorder
+        .lines
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|line| line.message == "the TypeScript declarations were not written")
+        .filter(|line| {
+            line.fields
+                .get("error")
+                .is_some_and(|e| e.contains("Resize"))
+        })
+        .cloned()
+        .collect();
+    // The tests are a debug build: the plugin tried, and said why it could not.
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(lines[0].level, tracing::Level::WARN);
+    assert!(lines[0].fields["error"].contains("\"resize\""), "{lines:?}");
+    assert!(!file.exists(), "nothing written");
 }

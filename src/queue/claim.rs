@@ -420,7 +420,7 @@ fn claim_in(
                 // A row written by something else that cannot be read back must
                 // not block every later claim: fail it, naming why.
                 let error = sanitize_error(&format!("stored {column} is not valid JSON: {reason}"));
-                let attempt = jobs::fail_unreadable(tx, id, kind, &error, now)?;
+                let attempt = jobs::fail_unreadable(tx, id, &error, now)?;
                 changes.push(Change {
                     id,
                     kind: kind.to_owned(),
@@ -454,14 +454,8 @@ fn claim_in(
             None => None,
         };
         if let Some(error) = refusal {
-            let follow_up = jobs::exit_running(
-                tx,
-                &fence,
-                &job.kind,
-                &Exit::Failed { error: &error },
-                now,
-                None,
-            )?;
+            let follow_up =
+                jobs::exit_running(tx, &fence, &Exit::Failed { error: &error }, now, None)?;
             changes.push(change(
                 &job.kind,
                 &fence,

@@ -308,14 +308,8 @@ pub(super) fn finish_one(
                     let exit = Exit::Succeeded {
                         result: text.as_deref(),
                     };
-                    let follow_up = jobs::exit_running(
-                        tx,
-                        &fence,
-                        &attempt.kind,
-                        &exit,
-                        now,
-                        Some(attempt.followers),
-                    )?;
+                    let follow_up =
+                        jobs::exit_running(tx, &fence, &exit, now, Some(attempt.followers))?;
                     changes.push(ended(&attempt, &fence, JobStatus::Succeeded, now));
                     changes.extend(follow_up);
                     return Ok(Ok(Finished::Succeeded));
@@ -337,14 +331,8 @@ pub(super) fn finish_one(
             (Exit::Cancelled, Finished::Cancelled, JobStatus::Cancelled)
         }
         Outcome::Released => {
-            let follow_up = jobs::exit_running(
-                tx,
-                &fence,
-                &attempt.kind,
-                &Exit::Requeued,
-                now,
-                Some(attempt.followers),
-            )?;
+            let follow_up =
+                jobs::exit_running(tx, &fence, &Exit::Requeued, now, Some(attempt.followers))?;
             let mut event = change(&attempt.kind, &fence, JobStatus::Running, JobStatus::Queued);
             event.attempt = event.attempt.saturating_sub(1);
             changes.push(event);
@@ -352,14 +340,7 @@ pub(super) fn finish_one(
             return Ok(Ok(Finished::Released));
         }
     };
-    let follow_up = jobs::exit_running(
-        tx,
-        &fence,
-        &attempt.kind,
-        &exit,
-        now,
-        Some(attempt.followers),
-    )?;
+    let follow_up = jobs::exit_running(tx, &fence, &exit, now, Some(attempt.followers))?;
     changes.push(ended(&attempt, &fence, to, now));
     changes.extend(follow_up);
     Ok(Ok(finished))
@@ -427,14 +408,7 @@ fn fail_attempt(
             JobStatus::Queued,
         )
     };
-    let follow_up = jobs::exit_running(
-        tx,
-        fence,
-        &attempt.kind,
-        &exit,
-        now,
-        Some(attempt.followers),
-    )?;
+    let follow_up = jobs::exit_running(tx, fence, &exit, now, Some(attempt.followers))?;
     changes.push(ended(attempt, fence, to, now));
     changes.extend(follow_up);
     Ok(Ok(finished))

@@ -347,7 +347,9 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     //   the run time (`runs`) of the attempts that ended in it. Written by the
     //   transactions that end the jobs; a kind's current minute is kept in
     //   `job_counts`, a row of status `minute` (`n` its start, `tally` a blob), which
-    //   moves here when the minute is over (`store::history::jobs`).
+    //   moves here when the minute is over (`store::history::jobs`); its ends join the
+    //   kind's `succeeded` / `failed` / `cancelled` rows then, and readers of the
+    //   counts add them meanwhile.
     r#"
     ALTER TABLE job_counts ADD COLUMN tally BLOB;
     CREATE TABLE job_history (

@@ -40,25 +40,31 @@ pub(crate) fn bucket_floor(b: usize) -> u64 {
     }
 }
 
-/// Counts per bucket.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// Counts per bucket, kept whole (no allocation: a job's end adds to one on the
+/// writer's stack).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Histogram {
-    counts: Vec<u32>,
+    counts: [u32; BUCKETS],
 }
+
+impl Default for Histogram {
+    fn default() -> Self {
+        Histogram {
+            counts: [0; BUCKETS],
+        }
+    }
+}
+
+/// The most bytes a histogram's blob takes.
+pub(crate) const MAX_BLOB: usize = 4 * BUCKETS;
 
 impl Histogram {
     pub(crate) fn add(&mut self, ms: u64) {
         let b = bucket(ms);
-        if self.counts.len() <= b {
-            self.counts.resize(b + 1, 0);
-        }
         self.counts[b] = self.counts[b].saturating_add(1);
     }
 
     pub(crate) fn merge(&mut self, other: &Histogram) {
-        if self.counts.len() < other.counts.len() {
-            self.counts.resize(other.counts.len(), 0);
-        }
         for (mine, theirs) in self.counts.iter_mut().zip(&other.counts) {
             *mine = mine.saturating_add(*theirs);
         }
@@ -91,27 +97,51 @@ impl Histogram {
         None
     }
 
-    pub(crate) fn to_blob(&self) -> Vec<u8> {
+    /// The counts up to the last non-zero one.
+    fn used(&self) -> &[u32] {
         let used = self
             .counts
             .iter()
             .rposition(|&n| n != 0)
             .map_or(0, |i| i + 1);
-        self.counts[..used]
-            .iter()
-            .flat_map(|n| n.to_le_bytes())
-            .collect()
+        &self.counts[..used]
+    }
+
+    /// The length of [`to_blob`](Histogram::to_blob)'s bytes.
+    pub(crate) fn blob_len(&self) -> usize {
+        4 * self.used().len()
+    }
+
+    /// Writes the blob into the start of `out` (at least [`blob_len`] bytes) and
+    /// returns its length.
+    ///
+    /// [`blob_len`]: Histogram::blob_len
+    pub(crate) fn write_blob(&self, out: &mut [u8]) -> usize {
+        let used = self.used();
+        for (slot, n) in out.chunks_exact_mut(4).zip(used) {
+            slot.copy_from_slice(&n.to_le_bytes());
+        }
+        4 * used.len()
+    }
+
+    pub(crate) fn to_blob(&self) -> Vec<u8> {
+        let mut blob = vec![0; self.blob_len()];
+        self.write_blob(&mut blob);
+        blob
     }
 
     /// Reads a stored histogram; bytes past the last whole count, or past
     /// [`BUCKETS`] counts, are ignored (the file is read, never trusted).
     pub(crate) fn from_blob(bytes: &[u8]) -> Histogram {
-        Histogram {
-            counts: bytes
-                .chunks_exact(4)
-                .take(BUCKETS)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect(),
+        let mut histogram = Histogram::default();
+        histogram.add_blob(bytes);
+        histogram
+    }
+
+    /// Adds a stored histogram to this one, read as [`from_blob`](Histogram::from_blob) reads it.
+    pub(crate) fn add_blob(&mut self, bytes: &[u8]) {
+        for (mine, c) in self.counts.iter_mut().zip(bytes.chunks_exact(4)) {
+            *mine = mine.saturating_add(u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
         }
     }
 }
@@ -167,6 +197,10 @@ mod tests {
         h.add(70_000);
         assert_eq!(Histogram::from_blob(&h.to_blob()), h);
         assert_eq!(Histogram::from_blob(&[1, 2, 3]).total(), 0);
-        assert_eq!(Histogram::from_blob(&[0xff; 4 * 100]).counts.len(), BUCKETS);
+        assert_eq!(
+            Histogram::from_blob(&[0xff; 4 * 100]).blob_len(),
+            MAX_BLOB,
+            "counts past the last bucket are ignored"
+        );
     }
 }

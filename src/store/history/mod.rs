@@ -19,7 +19,7 @@ mod jobs;
 mod sync;
 
 pub(crate) use histogram::Histogram;
-pub(crate) use jobs::{record, Tally};
+pub(crate) use jobs::{minutes, record, Tally};
 pub(crate) use sync::{forget_account, record_sync, SyncRun, SyncTally};
 
 /// The length of a minute row, in ms.
@@ -35,12 +35,12 @@ pub(crate) fn register(conn: &Connection) -> rusqlite::Result<()> {
         2,
         FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
         |ctx| {
-            let blob = |i: usize| match ctx.get_raw(i) {
-                rusqlite::types::ValueRef::Blob(bytes) => Tally::from_blob(bytes),
-                _ => Tally::default(),
-            };
-            let mut sum = blob(0);
-            sum.merge(&blob(1));
+            let mut sum = Tally::default();
+            for i in 0..2 {
+                if let rusqlite::types::ValueRef::Blob(bytes) = ctx.get_raw(i) {
+                    sum.add_blob(bytes);
+                }
+            }
             Ok(sum.to_blob())
         },
     )?;
@@ -49,12 +49,12 @@ pub(crate) fn register(conn: &Connection) -> rusqlite::Result<()> {
         2,
         FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
         |ctx| {
-            let blob = |i: usize| match ctx.get_raw(i) {
-                rusqlite::types::ValueRef::Blob(bytes) => Histogram::from_blob(bytes),
-                _ => Histogram::default(),
-            };
-            let mut sum = blob(0);
-            sum.merge(&blob(1));
+            let mut sum = Histogram::default();
+            for i in 0..2 {
+                if let rusqlite::types::ValueRef::Blob(bytes) = ctx.get_raw(i) {
+                    sum.add_blob(bytes);
+                }
+            }
             Ok(sum.to_blob())
         },
     )

@@ -31,8 +31,14 @@ impl Counts for SyncTally {
     const READ: &'static str = "SELECT span, at, updated, not_modified, failed, offline, \
          throttled, changed, durations FROM sync_history WHERE target = ?1 \
          AND span IN (60000, 3600000) AND at >= ?2 AND at < ?3";
-    const KEYS: &'static str =
-        "SELECT DISTINCT target FROM sync_history WHERE at >= ?1 AND at < ?2 ORDER BY target";
+    // As `Tally::KEYS`: a seek from target to target.
+    const KEYS: &'static str = "WITH RECURSIVE k(target) AS (\
+         SELECT min(target) FROM sync_history \
+         UNION ALL SELECT (SELECT min(target) FROM sync_history WHERE target > k.target) \
+         FROM k WHERE k.target IS NOT NULL) \
+         SELECT target FROM k WHERE target IS NOT NULL AND EXISTS (SELECT 1 FROM \
+         sync_history h WHERE h.target = k.target AND h.span IN (60000, 3600000) \
+         AND h.at >= ?1 AND h.at < ?2) ORDER BY target";
     const OLD: &'static str = "SELECT span, at, updated, not_modified, failed, offline, \
          throttled, changed, durations, target FROM sync_history WHERE span = 60000 \
          AND at < ?1 ORDER BY at LIMIT ?2";

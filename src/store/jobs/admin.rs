@@ -136,7 +136,7 @@ pub(crate) fn cancel(
                 crate::model::WAITING_FOR_JOBS
             ])?;
             super::deps::forget_waits(tx, id)?;
-            tally(tx, &kind, JobStatus::Cancelled, 1)?;
+            // Counted from the caller's change, in the kind's minute (`history::record`).
             Ok(CancelFound::Cancelled(kind, attempts))
         }
         JobStatus::Running => {
@@ -249,7 +249,7 @@ pub(crate) fn cancel_kind(
         )?;
         rows.collect::<rusqlite::Result<_>>()?
     };
-    tally(tx, kind, JobStatus::Cancelled, cancelled.len() as i64)?;
+    // Counted from the changes, in the kind's minute (`history::record`).
     for change in &cancelled {
         super::deps::forget_waits(tx, change.id)?;
     }

@@ -7,7 +7,7 @@ use crate::clock::Timestamp;
 use crate::error::Result;
 use crate::model::{JobId, JobStatus};
 
-use super::{take_follow_up, tally, Change};
+use super::{take_follow_up, Change};
 
 /// The fenced identity of a running attempt: who holds it, which attempt, and the
 /// secret handed out with the claim.
@@ -160,7 +160,6 @@ pub(crate) enum Exit<'a> {
 pub(crate) fn exit_running(
     tx: &Transaction<'_>,
     fence: &Fence<'_>,
-    kind: &str,
     exit: &Exit<'_>,
     now: Timestamp,
     known: Option<Followers>,
@@ -268,9 +267,7 @@ pub(crate) fn exit_running(
     if !changed {
         return Ok(Vec::new());
     }
-    if let Some(status) = finished {
-        tally(tx, kind, status, 1)?;
-    }
+    // The end is counted from its change, in the kind's minute (`history::record`).
     let Some((follow_up, dependents)) = flags else {
         return Ok(Vec::new());
     };

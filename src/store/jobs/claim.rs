@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::model::{Conditions, Constraints, Job, JobId, JobStatus, WAITING_FOR_JOBS};
 
 use super::read::read_one;
-use super::{status_from, take_follow_up, tally, Change};
+use super::{status_from, take_follow_up, Change};
 
 /// How many queued jobs [`next_run_at`] looks at, at most.
 const NEXT_RUN_SCAN: u32 = 256;
@@ -92,7 +92,7 @@ pub(crate) fn reclaim_expired(
     let mut changes = Vec::with_capacity(reclaimed.len());
     let mut follow_ups = Vec::new();
     for (change, follows) in reclaimed {
-        tally(tx, &change.kind, change.to, 1)?;
+        // An end is counted from its change, in the kind's minute (`history::record`).
         if follows {
             follow_ups.push(change.id);
         }
@@ -399,7 +399,6 @@ pub(crate) fn set_payload(
 pub(crate) fn fail_unreadable(
     tx: &Transaction<'_>,
     id: JobId,
-    kind: &str,
     error: &str,
     now: Timestamp,
 ) -> Result<u32> {
@@ -410,7 +409,7 @@ pub(crate) fn fail_unreadable(
              WHERE id = ?1 RETURNING attempts",
         )?
         .query_row(params![id.raw(), error, now.as_millis()], |r| r.get(0))?;
-    tally(tx, kind, JobStatus::Failed, 1)?;
+    // Counted from the caller's change, in the kind's minute (`history::record`).
     Ok(attempts)
 }
 

@@ -573,7 +573,7 @@ fn cancel_one(
     let Some((kind, attempt)) = row else {
         return Ok(());
     };
-    tally(tx, &kind, JobStatus::Cancelled, 1)?;
+    // Counted from the change, in the kind's minute (`history::record`).
     if edges == Edges::Drop {
         forget_waits(tx, id)?;
     }

@@ -60,7 +60,10 @@ pub(crate) struct Ran {
 
 /// Keeps `job_counts` in step, in the transaction that moved the jobs: `delta` jobs of
 /// `kind` entered (positive) or left (negative) the finished `status`. Queued and
-/// running jobs are not tallied (they are counted from their index).
+/// running jobs are not tallied (they are counted from their index). A job that
+/// ends is not tallied here: its change goes to the kind's current minute
+/// (`history::record`), whose ends join these rows when the minute is over, and
+/// [`read::counts`] adds them meanwhile.
 pub(crate) fn tally(tx: &Transaction<'_>, kind: &str, status: JobStatus, delta: i64) -> Result<()> {
     if status.is_finished() && delta != 0 {
         tx.prepare_cached(

@@ -156,27 +156,48 @@ fn text_len(row: &Row<'_>, index: usize) -> rusqlite::Result<usize> {
 }
 
 /// Job counts by kind and status, in that order. Finished jobs are counted from
-/// `job_counts` (kept by the statements that finish, reopen or delete jobs; its
-/// `minute` rows are the history's, `store::history::jobs`), queued and running ones from `jobs_active`: no
-/// finished row is read, however many there are.
+/// `job_counts` (kept by the statements that reopen or delete jobs) plus the ends in
+/// each kind's current minute (its `minute` row, `store::history::jobs`), queued and
+/// running ones from `jobs_active`: no finished row is read, however many there are.
 pub(crate) fn counts(conn: &Connection) -> Result<Vec<KindCount>> {
     let mut statement = conn.prepare_cached(
-        "SELECT kind, status, n FROM job_counts WHERE n > 0 AND status <> 'minute' \
+        "SELECT kind, status, n FROM job_counts WHERE status <> 'minute' \
          UNION ALL \
          SELECT kind, status, count(*) FROM jobs INDEXED BY jobs_active \
              WHERE status = 'queued' OR status = 'running' GROUP BY status, kind",
     )?;
     let rows = statement.query_map([], |r| {
-        Ok(KindCount {
-            kind: r.get(0)?,
-            status: status_from(r, 1)?,
-            count: r.get(2)?,
+        Ok((
+            r.get::<_, String>(0)?,
+            status_from(r, 1)?,
+            r.get::<_, i64>(2)?,
+        ))
+    })?;
+    let mut counted = rows.collect::<rusqlite::Result<Vec<_>>>()?;
+    for (kind, ended) in crate::store::history::minutes(conn)? {
+        for (status, n) in ended.into_iter().filter(|(_, n)| *n > 0) {
+            let n = i64::try_from(n).unwrap_or(i64::MAX);
+            match counted
+                .iter_mut()
+                .find(|(k, s, _)| *s == status && *k == kind)
+            {
+                Some((_, _, count)) => *count = count.saturating_add(n),
+                None => counted.push((kind.clone(), status, n)),
+            }
+        }
+    }
+    let mut counts: Vec<KindCount> = counted
+        .into_iter()
+        .filter(|(_, _, n)| *n > 0)
+        .map(|(kind, status, n)| KindCount {
+            kind,
+            status,
+            count: u32::try_from(n).unwrap_or(u32::MAX),
             handler_missing: false,
             rate_limited_until: None,
             waiting_for: Vec::new(),
         })
-    })?;
-    let mut counts = rows.collect::<rusqlite::Result<Vec<_>>>()?;
+        .collect();
     counts.sort_by(|a, b| (&a.kind, a.status.as_str()).cmp(&(&b.kind, b.status.as_str())));
     Ok(counts)
 }
