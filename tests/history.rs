@@ -31,14 +31,19 @@ fn start(
         .enqueue(kind, &json!({}), EnqueueOptions::new().max_attempts(2))
         .unwrap();
     h.clock.advance(wait);
-    let job = h
-        .queue
+    let lease = claim_one(h, kind);
+    h.clock.advance(run);
+    lease
+}
+
+/// Claims the next job of `kind`, which must be there.
+fn claim_one(h: &Harness, kind: &str) -> tauri_plugin_jobs::queue::Lease {
+    h.queue
         .claim(&ClaimRequest::new("w", [kind]))
         .unwrap()
         .pop()
-        .unwrap();
-    h.clock.advance(run);
-    job.lease
+        .unwrap()
+        .lease
 }
 
 fn total(points: &[HistoryPoint]) -> (u64, u64, u64, u64) {
@@ -71,15 +76,8 @@ fn each_end_counts_once_in_its_minute_with_its_wait_and_run_time() {
     let lease = start(&h, "mail", Duration::ZERO, Duration::from_millis(10));
     h.queue.fail(&lease, JobFailure::retryable("down")).unwrap();
     h.clock.advance(HOUR / 2);
-    let job = h
-        .queue
-        .claim(&ClaimRequest::new("w", ["mail"]))
-        .unwrap()
-        .pop()
-        .unwrap();
-    h.queue
-        .fail(&job.lease, JobFailure::retryable("down"))
-        .unwrap();
+    let lease = claim_one(&h, "mail");
+    h.queue.fail(&lease, JobFailure::retryable("down")).unwrap();
     // A queued job cancelled.
     let queued = h
         .queue
@@ -241,13 +239,8 @@ fn an_idle_queue_and_an_enqueue_write_no_history() {
     h.queue
         .enqueue("mail", &json!({}), EnqueueOptions::new())
         .unwrap();
-    let job = h
-        .queue
-        .claim(&ClaimRequest::new("w", ["mail"]))
-        .unwrap()
-        .pop()
-        .unwrap();
-    let _ = h.queue.heartbeat(&job.lease).unwrap();
+    let lease = claim_one(&h, "mail");
+    let _ = h.queue.heartbeat(&lease).unwrap();
     let wide = HistoryRange::new(
         h.clock.now().saturating_sub(HOUR * 24),
         h.clock.now().saturating_add(HOUR),
@@ -333,13 +326,8 @@ fn counts_take_in_the_current_minutes_ends_before_and_after_they_move() {
     h.queue.retry_now(failed).unwrap();
     assert_eq!(count("failed"), 0);
     assert_eq!(count("queued"), 1);
-    let job = h
-        .queue
-        .claim(&ClaimRequest::new("w", ["mail"]))
-        .unwrap()
-        .pop()
-        .unwrap();
-    h.queue.complete(&job.lease, None).unwrap();
+    let rerun = claim_one(&h, "mail");
+    h.queue.complete(&rerun, None).unwrap();
     assert_eq!((count("succeeded"), count("failed")), (2, 0));
     // The next minute's end moves the last minute's ends into the counts' own rows.
     h.clock.advance(MINUTE);
@@ -347,7 +335,7 @@ fn counts_take_in_the_current_minutes_ends_before_and_after_they_move() {
     h.queue.complete(&lease, None).unwrap();
     assert_eq!((count("succeeded"), count("failed")), (3, 0));
     // Deleting a finished job counts at once, wherever its end is kept.
-    h.queue.delete(job.lease.job_id).unwrap();
+    h.queue.delete(rerun.job_id).unwrap();
     assert_eq!(count("succeeded"), 2);
     // Compaction long after moves the idle kind's minute too; nothing changes.
     h.clock.advance(HOUR * 49);

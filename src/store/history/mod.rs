@@ -9,7 +9,8 @@
 //! `jobs_histogram_add` (registered on the writer's connection, [`register`]) adds
 //! two of them inside an upsert.
 
-use rusqlite::functions::FunctionFlags;
+use rusqlite::functions::{Context, FunctionFlags};
+use rusqlite::types::ValueRef;
 use rusqlite::{params, Connection, Row, Transaction};
 
 use crate::error::Result;
@@ -30,34 +31,26 @@ pub(crate) const HOUR_MS: i64 = 3_600_000;
 /// Registers `jobs_histogram_add(a, b)` and `jobs_tally_add(a, b)` (two kinds'
 /// minutes as `job_counts` keeps them, added) on the connection that writes.
 pub(crate) fn register(conn: &Connection) -> rusqlite::Result<()> {
-    conn.create_scalar_function(
-        "jobs_tally_add",
-        2,
-        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
-        |ctx| {
-            let mut sum = Tally::default();
-            for i in 0..2 {
-                if let rusqlite::types::ValueRef::Blob(bytes) = ctx.get_raw(i) {
-                    sum.add_blob(bytes);
-                }
-            }
-            Ok(sum.to_blob())
-        },
-    )?;
-    conn.create_scalar_function(
-        "jobs_histogram_add",
-        2,
-        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
-        |ctx| {
-            let mut sum = Histogram::default();
-            for i in 0..2 {
-                if let rusqlite::types::ValueRef::Blob(bytes) = ctx.get_raw(i) {
-                    sum.add_blob(bytes);
-                }
-            }
-            Ok(sum.to_blob())
-        },
-    )
+    conn.create_scalar_function("jobs_tally_add", 2, SUMS, |ctx| {
+        Ok(sum_of_blobs(ctx, Tally::add_blob).to_blob())
+    })?;
+    conn.create_scalar_function("jobs_histogram_add", 2, SUMS, |ctx| {
+        Ok(sum_of_blobs(ctx, Histogram::add_blob).to_blob())
+    })
+}
+
+const SUMS: FunctionFlags = FunctionFlags::SQLITE_UTF8.union(FunctionFlags::SQLITE_DETERMINISTIC);
+
+/// The sum of a function's two arguments as stored blobs, read by `add`; an
+/// argument that is not a blob (`NULL` for a row's first period) adds nothing.
+fn sum_of_blobs<T: Default>(ctx: &Context<'_>, add: fn(&mut T, &[u8])) -> T {
+    let mut sum = T::default();
+    for i in 0..2 {
+        if let ValueRef::Blob(bytes) = ctx.get_raw(i) {
+            add(&mut sum, bytes);
+        }
+    }
+    sum
 }
 
 /// What a history table's row holds past its key, `span` and `at`, and the SQL that
