@@ -717,6 +717,12 @@ export type JobDependencies = {
 	/**  The job. */
 	id: JobId,
 	/**
+	 *  It was enqueued to wait for other jobs (`after`, `then`, `after_pieces_of`);
+	 *  still true once it was freed and `waits_for` is empty, so a finished
+	 *  workflow's graph can tell the jobs after its pieces from the pieces.
+	 */
+	waited: boolean,
+	/**
 	 *  The jobs it waits for (ended ones included), oldest first, at most
 	 *  [`MAX_LISTED_DEPENDENCIES`]; none once it was freed to run, since those rows go
 	 *  then. A job cancelled because one of them failed keeps them.

@@ -80,9 +80,15 @@ function backend(jobs: Job[], admin: boolean): Call[] {
             ended: done === pieces.length, failed };
         }
         case "plugin:jobs|job_dependencies": {
-          const waitsFor = jobs.find((j) => j.id === args.id)?.kind === "reindex" ? jobs.filter((j) => j.kind === "embed").map((j) => j.id) : [];
-          const waitedBy = jobs.find((j) => j.id === args.id)?.kind === "embed" ? jobs.filter((j) => j.kind === "reindex").map((j) => j.id) : [];
-          return { id: args.id, waitsFor, waitsForTotal: waitsFor.length, waitedBy, waitedByTotal: waitedBy.length };
+          // As the plugin answers: a reindex waited for the embeds; once freed to run
+          // (here: once it has run) its rows are gone, and it only says it waited.
+          const asked = jobs.find((j) => j.id === args.id);
+          const waited = asked?.kind === "reindex";
+          const freed = asked?.status === "running" || asked?.status === "succeeded";
+          const waitsFor = waited && !freed ? jobs.filter((j) => j.kind === "embed").map((j) => j.id) : [];
+          const isFreed = (j: Job) => j.status === "running" || j.status === "succeeded";
+          const waitedBy = asked?.kind === "embed" ? jobs.filter((j) => j.kind === "reindex" && !isFreed(j)).map((j) => j.id) : [];
+          return { id: args.id, waited, waitsFor, waitsForTotal: waitsFor.length, waitedBy, waitedByTotal: waitedBy.length };
         }
         case "plugin:jobs|retry_workflow":
           if (!admin) throw "jobs.retry_workflow not allowed";
@@ -171,6 +177,26 @@ describe("inspector", () => {
     nodes[2].dispatchEvent(new MouseEvent("click"));
     await until(() => root.querySelector("#detail-status")?.textContent === "failed", "the failed piece");
     expect(root.querySelector("#detail-error")!.textContent).toBe("HTTP 502");
+    inspector.destroy();
+  });
+  it("draws a finished workflow's job after the pieces after them, though its rows went when it was freed", async () => {
+    backend(
+      [
+        job(1, { kind: "import", status: "succeeded" }),
+        job(2, { kind: "embed", parent: 1, status: "succeeded" }),
+        job(3, { kind: "embed", parent: 1, status: "succeeded" }),
+        job(4, { kind: "reindex", parent: 1, status: "succeeded" }),
+      ],
+      false,
+    );
+    const host = document.createElement("div");
+    const inspector = mountInspector(host);
+    await inspector.ready;
+    const root = host.shadowRoot!;
+    (root.querySelector('tr[data-id="1"] button[data-action="open"]') as HTMLElement).click();
+    await until(() => !!root.querySelector("#detail-graph svg"), "the graph");
+    expect(root.querySelector("#detail-graph svg.graph")!.getAttribute("aria-label")).toBe("Workflow #1: 2 pieces, 1 after them");
+    expect(root.querySelectorAll("#detail-graph line.edge").length).toBe(4);
     inspector.destroy();
   });
   it("says why a queued job waits and which jobs hold the slots it waits for", async () => {

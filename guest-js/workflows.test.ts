@@ -41,7 +41,7 @@ describe("workflows", () => {
       if (cmd === "plugin:jobs|get_workflow") return flow([["queued", 2]]);
       if (cmd === "plugin:jobs|cancel_workflow") return { cancelled: 2, askedToStop: 0 };
       if (cmd === "plugin:jobs|retry_workflow") return { requeued: 1, waitingAgain: 1 };
-      return { id: 5, waitsFor: [2], waitsForTotal: 1, waitedBy: [], waitedByTotal: 0 };
+      return { id: 5, waited: true, waitsFor: [2], waitsForTotal: 1, waitedBy: [], waitedByTotal: 0 };
     });
     expect((await getWorkflow(5))?.progress).toEqual({ done: 0, total: 2 });
     expect(await cancelWorkflow(5)).toEqual({ cancelled: 2, askedToStop: 0 });

@@ -3,7 +3,9 @@
 # WebKitWebDriver and webdriverio (scripts/webdriver.sh). Installs tauri-driver when
 # missing. Bounded in time and cleans up after itself.
 # SCREENSHOT_PATH=$PWD/docs/screenshot.png and
-# INSPECTOR_SCREENSHOT_PATH=$PWD/docs/inspector.png refresh the README's screenshots.
+# INSPECTOR_SCREENSHOT_PATH=$PWD/docs/inspector.png refresh the README's screenshots;
+# HISTORY_SCREENSHOT_PATH=$PWD/docs/history.png and
+# WORKFLOW_SCREENSHOT_PATH=$PWD/docs/workflow.png the guide's History tab and workflow graph.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/webdriver.sh

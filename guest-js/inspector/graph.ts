@@ -64,9 +64,14 @@ export async function workflowGraph(parent: Job, open: (id: number) => void): Pr
   if (children.length === 0) return null;
   const shown = children.slice(0, MAX_NODES).sort((a, b) => a.id - b.id);
   const deps = await Promise.all(shown.map((child) => jobDependencies(child.id).catch(() => null)));
+  // A job after the pieces says it waited even once it was freed (its rows go then):
+  // drawn from the pieces enqueued before it, what `then` waits for.
   const waits = new Map<number, number[]>();
   shown.forEach((child, i) => {
-    if ((deps[i]?.waitsForTotal ?? 0) > 0) waits.set(child.id, deps[i]!.waitsFor);
+    const dep = deps[i];
+    if (dep && (dep.waited || dep.waitsForTotal > 0)) {
+      waits.set(child.id, dep.waitsForTotal > 0 ? dep.waitsFor : shown.filter((other) => other.id < child.id).map((other) => other.id));
+    }
   });
   const pieces = shown.filter((child) => !waits.has(child.id));
   const after = shown.filter((child) => waits.has(child.id));

@@ -142,6 +142,10 @@ pub struct WorkflowRetried {
 pub struct JobDependencies {
     /// The job.
     pub id: JobId,
+    /// It was enqueued to wait for other jobs (`after`, `then`, `after_pieces_of`);
+    /// still true once it was freed and `waits_for` is empty, so a finished
+    /// workflow's graph can tell the jobs after its pieces from the pieces.
+    pub waited: bool,
     /// The jobs it waits for (ended ones included), oldest first, at most
     /// [`MAX_LISTED_DEPENDENCIES`]; none once it was freed to run, since those rows go
     /// then. A job cancelled because one of them failed keeps them.
@@ -392,10 +396,11 @@ impl Queue {
             if jobs::kind_within(conn, id, reach)?.is_none() {
                 return Ok(None);
             }
-            let ((waits_for, waits_for_total), (waited_by, waited_by_total)) =
+            let (waited, (waits_for, waits_for_total), (waited_by, waited_by_total)) =
                 jobs::deps::dependencies(conn, id, MAX_LISTED_DEPENDENCIES, reach)?;
             Ok(Some(JobDependencies {
                 id,
+                waited,
                 waits_for,
                 waits_for_total,
                 waited_by,

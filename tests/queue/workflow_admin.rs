@@ -135,7 +135,9 @@ fn a_jobs_dependencies_name_what_it_waits_for_and_what_waits_for_it() {
     assert_eq!(deps.waits_for, ids.pieces);
     assert_eq!(deps.waits_for_total, 3);
     assert!(deps.waited_by.is_empty());
+    assert!(deps.waited);
     let piece = h.queue.dependencies(ids.pieces[0]).unwrap().unwrap();
+    assert!(!piece.waited);
     assert_eq!(piece.waited_by, [reindex]);
     assert_eq!(piece.waited_by_total, 1);
     assert!(h
@@ -150,6 +152,8 @@ fn a_jobs_dependencies_name_what_it_waits_for_and_what_waits_for_it() {
     }
     let freed = h.queue.dependencies(reindex).unwrap().unwrap();
     assert_eq!(freed.waits_for_total, 0);
+    // It still says it was enqueued to wait (a finished workflow's graph reads it).
+    assert!(freed.waited);
 }
 
 #[test]

@@ -95,6 +95,8 @@ const filterInspector = (browser, id, value) =>
     value,
   );
 const inspectorShot = process.env.INSPECTOR_SCREENSHOT_PATH;
+const historyShot = process.env.HISTORY_SCREENSHOT_PATH;
+const workflowShot = process.env.WORKFLOW_SCREENSHOT_PATH;
 
 const results = [];
 async function test(name, browser, body) {
@@ -316,6 +318,19 @@ await test("a job that needs a charger waits on battery, says so, and runs once 
     );
     return rows.some((status) => status.includes("waiting for a charger"));
   });
+  // Its detail says why it waits, in words.
+  const waiting = await browser.execute(() =>
+    Number(
+      Array.from(document.querySelector("jobs-inspector").shadowRoot.querySelectorAll("#jobs tr[data-id]")).find((tr) =>
+        tr.querySelector("td.status")?.textContent.includes("waiting for a charger"),
+      )?.dataset.id,
+    ),
+  );
+  await pressInInspector(browser, `#jobs tr[data-id="${waiting}"] button[data-action="open"]`);
+  await until(browser, "the detail to say why it waits", async () =>
+    ((await inInspector(browser, "#detail-why"))?.text ?? "").includes("waiting for a charger"),
+  );
+  await pressInInspector(browser, '#detail button[data-action="close"]');
   // Still waiting a second later: nothing claims it on battery.
   await browser.pause(1000);
   if ((await text(browser, "reembed-state")) !== "queued · waiting for a charger") throw new Error("it ran on battery");
@@ -359,6 +374,61 @@ await test("a mailbox import runs as a workflow with one bar, the index rebuilt 
   if (order.rebuilds[0].startedAt < order.lastEmbed) throw new Error("the index was rebuilt before the last message");
 });
 
+await test("the inspector draws the import as a graph: the parent, its 12 messages, the rebuild after them", browser, async () => {
+  await filterInspector(browser, "filter-kind", "import-mailbox");
+  await until(browser, "the import's parent", async () => {
+    const rows = await inspectorRows(browser);
+    return rows.length > 0 && rows.every((row) => row.kind === "import-mailbox");
+  });
+  const [parent] = await inspectorRows(browser);
+  await pressInInspector(browser, `#jobs tr[data-id="${parent.id}"] button[data-action="open"]`);
+  const nodes = () =>
+    browser.execute(() =>
+      Array.from(document.querySelector("jobs-inspector").shadowRoot.querySelectorAll("#detail-graph g.node")).map((g) => ({
+        id: Number(g.dataset.id),
+        status: g.dataset.status,
+        text: g.querySelector("text").textContent,
+      })),
+    );
+  await until(browser, "the graph", async () => (await nodes()).length > 0);
+  const drawn = await nodes();
+  const kinds = {};
+  for (const node of drawn) {
+    if (node.status !== "succeeded" || !node.text.endsWith(" · succeeded")) throw new Error(`node ${node.text} is ${node.status}`);
+    const kind = node.text.replace(/^#\d+ /, "").replace(/ · succeeded$/, "");
+    kinds[kind] = (kinds[kind] ?? 0) + 1;
+  }
+  if (JSON.stringify(kinds) !== JSON.stringify({ "import-mailbox": 1, "embed-message": 12, "rebuild-index": 1 })) {
+    throw new Error(`nodes by kind: ${JSON.stringify(kinds)}`);
+  }
+  const label = await browser.execute(() =>
+    document.querySelector("jobs-inspector").shadowRoot.querySelector("#detail-graph svg.graph").getAttribute("aria-label"),
+  );
+  if (label !== `Workflow #${parent.id}: 12 pieces, 1 after them`) throw new Error(`graph labelled ${label}`);
+  // A node opens that job's detail.
+  const piece = drawn.find((node) => node.text.includes("embed-message"));
+  await browser.execute(
+    (id) =>
+      document
+        .querySelector("jobs-inspector")
+        .shadowRoot.querySelector(`#detail-graph g.node[data-id="${id}"]`)
+        .dispatchEvent(new MouseEvent("click", { bubbles: true })),
+    piece.id,
+  );
+  await until(browser, "the piece's detail", async () =>
+    ((await inInspector(browser, "#detail h3"))?.text ?? "") === `Job #${piece.id}`,
+  );
+  if (workflowShot) {
+    await pressInInspector(browser, `#jobs tr[data-id="${parent.id}"] button[data-action="open"]`);
+    await until(browser, "the graph again", async () => (await nodes()).length === 14);
+    await browser.execute(() => document.querySelector("jobs-inspector").shadowRoot.querySelector("#detail-graph").scrollIntoView({ block: "center" }));
+    await browser.pause(300);
+    await browser.saveScreenshot(workflowShot);
+  }
+  await pressInInspector(browser, '#detail button[data-action="close"]');
+  await filterInspector(browser, "filter-kind", "");
+});
+
 await test("a rate-limited Refresh says until when, and asks the server nothing more", browser, async () => {
   await click(browser, "throttle-toggle");
   await click(browser, "refresh");
@@ -382,6 +452,43 @@ await test("a failing server shows backoff and health changes", browser, async (
   await until(browser, "backoff to show", async () => (await text(browser, "sync-state")).includes("backing off"));
   await until(browser, "health to warn", async () => (await text(browser, "sync-health")).startsWith("warning"));
   await click(browser, "fail-toggle");
+});
+
+// The History tab's figures, each with its caption's words and the bars it drew.
+const historyFigures = (browser) =>
+  browser.execute(() =>
+    Array.from(document.querySelector("jobs-inspector").shadowRoot.querySelectorAll("#panel-history figure")).map((figure) => ({
+      kind: figure.dataset.kind ?? null,
+      target: figure.dataset.target ?? null,
+      caption: figure.querySelector("figcaption").textContent,
+      bars: figure.querySelectorAll("svg.chart rect").length,
+    })),
+  );
+const counted = (caption, words) => Number(caption.match(new RegExp(`(\\d+) ${words}`))?.[1] ?? NaN);
+
+await test("the History tab charts what ended per kind and what each sync run did", browser, async () => {
+  await pressInInspector(browser, "#tab-history");
+  await until(browser, "the charts", async () => (await historyFigures(browser)).some((f) => f.kind === "embed-message"));
+  const figures = await historyFigures(browser);
+  const of = (key, value) => figures.find((f) => f[key] === value);
+  const embeds = of("kind", "embed-message");
+  if (counted(embeds.caption, "ended") !== 12 || counted(embeds.caption, "failed") !== 0) throw new Error(`embed-message: ${embeds.caption}`);
+  const ingest = of("kind", "ingest");
+  if (!ingest || !(counted(ingest.caption, "failed") >= 1) || !(counted(ingest.caption, "retried") >= 1)) {
+    throw new Error(`ingest: ${ingest?.caption}`);
+  }
+  // The failing server's run shows in the feed's chart.
+  const feed = of("target", "demo/local/feed");
+  if (!feed || !(counted(feed.caption, "failed or offline") >= 1) || !(counted(feed.caption, "runs") >= 2)) {
+    throw new Error(`demo/local/feed: ${feed?.caption}`);
+  }
+  if (figures.some((f) => f.bars === 0)) throw new Error(`a chart with no bars: ${JSON.stringify(figures)}`);
+  if (historyShot) {
+    await browser.execute(() => document.querySelector("jobs-inspector").shadowRoot.querySelector("#tab-history").scrollIntoView({ block: "start" }));
+    await browser.pause(300);
+    await browser.saveScreenshot(historyShot);
+  }
+  await pressInInspector(browser, "#tab-jobs");
 });
 
 await test("the schedule line and the inspector's Schedules tab follow a tick on their own", browser, async () => {
@@ -479,6 +586,7 @@ if (config) {
 // on it again.
 const db = process.env.JOBS_DEMO_DB;
 const historyRows = 1_000_000;
+const historyKinds = ["ingest", ...Array.from({ length: 7 }, (_, i) => `history.${i}`)].map((k) => `('${k}')`).join(", ");
 let filled = false;
 try {
   const now = Date.now();
@@ -499,6 +607,17 @@ try {
               ${now} - ${historyRows} + i, ${now} - ${historyRows} + i, ${now} - ${historyRows} + i,
               ${now} - ${historyRows} + i, 'null', CASE WHEN i % 100 = 10 THEN 'HTTP 502 from the history' END
        FROM seq;
+       -- 30 days of history for the same kinds, as the plugin keeps it: a row per hour
+       -- past 48 hours, a row per minute since.
+       WITH RECURSIVE hour(h) AS (SELECT 49 UNION ALL SELECT h + 1 FROM hour WHERE h < 720),
+            kind(k) AS (VALUES ${historyKinds})
+       INSERT INTO job_history (kind, span, at, succeeded, failed)
+       SELECT k, 3600000, ${now - (now % 3_600_000)} - h * 3600000, 60, 1 FROM hour, kind;
+       WITH RECURSIVE minute(m) AS (SELECT 1 UNION ALL SELECT m + 1 FROM minute WHERE m < 2880),
+            kind(k) AS (VALUES ${historyKinds})
+       INSERT INTO job_history (kind, span, at, succeeded, failed)
+       SELECT k, 60000, ${now - (now % 60_000)} - m * 60000, 1, m % 10 = 0 FROM minute, kind
+       WHERE true ON CONFLICT (kind, span, at) DO UPDATE SET succeeded = succeeded + 1, failed = failed + excluded.failed;
        DELETE FROM job_counts;
        INSERT INTO job_counts (kind, status, n)
          SELECT kind, status, count(*) FROM jobs WHERE status <> 'queued' AND status <> 'running'
@@ -508,7 +627,7 @@ try {
     { timeout: 120_000 },
   );
   filled = true;
-  console.log(`     filled raw.db with ${historyRows} jobs in ${Date.now() - started} ms`);
+  console.log(`     filled raw.db with ${historyRows} jobs and 30 days of history in ${Date.now() - started} ms`);
 } catch (error) {
   console.log(`skipped: the inspector at a million jobs (could not fill raw.db: ${error.message})`);
 }
@@ -528,6 +647,29 @@ if (filled) {
       const page = await inspectorRows(browser);
       return page.length === 50 && page.every((row) => row.status === "failed");
     });
+  });
+  await test("the History tab on the million-job file charts the last day of the window's own kind, and its draw is printed", browser, async () => {
+    await filterInspector(browser, "filter-status", "");
+    const started = Date.now();
+    await pressInInspector(browser, "#tab-history");
+    await until(browser, "the last hour's charts", async () => (await historyFigures(browser)).some((f) => f.kind === "ingest"));
+    const hour = Date.now() - started;
+    await browser.execute(() => {
+      const span = document.querySelector("jobs-inspector").shadowRoot.querySelector("#panel-history select");
+      span.value = "lastDay";
+      span.dispatchEvent(new Event("change"));
+    });
+    const asked = Date.now();
+    // A day by hour: the minutes of the fill (one job a minute) and the run's own.
+    await until(browser, "the last day's charts", async () => {
+      const ingest = (await historyFigures(browser)).find((f) => f.kind === "ingest");
+      return ingest?.caption.includes("a bar per hour") && counted(ingest.caption, "ended") >= 1400;
+    });
+    console.log(`     History tab with 30 days of history: last hour drawn in ${hour} ms, last day in ${Date.now() - asked} ms (through WebDriver)`);
+    const figures = await historyFigures(browser);
+    if (figures.some((f) => f.kind?.startsWith("history."))) throw new Error("a kind outside the window's scope was charted");
+    const ingest = figures.find((f) => f.kind === "ingest");
+    if (!(counted(ingest.caption, "failed") >= 140)) throw new Error(`ingest over the last day: ${ingest.caption}`);
   });
   await browser.deleteSession();
 }

@@ -345,15 +345,20 @@ pub(crate) fn retry_tree(
 /// in all.
 pub(crate) type Side = (Vec<JobId>, u32);
 
-/// What `id` waits for (or waited for, until it was freed or cancelled) and which
-/// jobs wait for it, each side cut to `limit` ids; ids of kinds outside `reach` are
-/// not there.
+/// Whether `id` was enqueued to wait for others (kept once it is freed), what it
+/// waits for (or waited for, until it was freed or cancelled) and which jobs wait for
+/// it, each side cut to `limit` ids; ids of kinds outside `reach` are not there.
 pub(crate) fn dependencies(
     conn: &rusqlite::Connection,
     id: JobId,
     limit: usize,
     reach: Option<&Patterns>,
-) -> Result<(Side, Side)> {
+) -> Result<(bool, Side, Side)> {
+    let waited = conn
+        .prepare_cached("SELECT waited FROM jobs WHERE id = ?1")?
+        .query_row([id.raw()], |r| r.get::<_, bool>(0))
+        .optional()?
+        .unwrap_or(false);
     let side = |sql: &str| -> Result<Side> {
         let mut statement = conn.prepare_cached(sql)?;
         let rows = statement.query_map([id.raw()], |r| {
@@ -380,7 +385,7 @@ pub(crate) fn dependencies(
         "SELECT d.job_id, j.kind FROM job_deps d LEFT JOIN jobs j ON j.id = d.job_id \
          WHERE d.dep_id = ?1 ORDER BY d.job_id",
     )?;
-    Ok((waits_for, waited_by))
+    Ok((waited, waits_for, waited_by))
 }
 
 /// Cancels the queued job `id` because a job it waits for failed (`reason` says
