@@ -82,12 +82,11 @@ function backend(jobs: Job[], admin: boolean): Call[] {
         case "plugin:jobs|job_dependencies": {
           // As the plugin answers: a reindex waited for the embeds; once freed to run
           // (here: once it has run) its rows are gone, and it only says it waited.
+          const freed = (j: Job) => j.status === "running" || j.status === "succeeded";
           const asked = jobs.find((j) => j.id === args.id);
           const waited = asked?.kind === "reindex";
-          const freed = asked?.status === "running" || asked?.status === "succeeded";
-          const waitsFor = waited && !freed ? jobs.filter((j) => j.kind === "embed").map((j) => j.id) : [];
-          const isFreed = (j: Job) => j.status === "running" || j.status === "succeeded";
-          const waitedBy = asked?.kind === "embed" ? jobs.filter((j) => j.kind === "reindex" && !isFreed(j)).map((j) => j.id) : [];
+          const waitsFor = waited && !freed(asked) ? jobs.filter((j) => j.kind === "embed").map((j) => j.id) : [];
+          const waitedBy = asked?.kind === "embed" ? jobs.filter((j) => j.kind === "reindex" && !freed(j)).map((j) => j.id) : [];
           return { id: args.id, waited, waitsFor, waitsForTotal: waitsFor.length, waitedBy, waitedByTotal: waitedBy.length };
         }
         case "plugin:jobs|retry_workflow":
@@ -149,21 +148,26 @@ afterEach(() => {
   document.body.replaceChildren();
 });
 
+/** Mounts a read-only inspector on `jobs` and opens job 1's detail, with its graph. */
+async function graphOf(jobs: Job[]) {
+  backend(jobs, false);
+  const host = document.createElement("div");
+  const inspector = mountInspector(host);
+  await inspector.ready;
+  const root = host.shadowRoot!;
+  (root.querySelector('tr[data-id="1"] button[data-action="open"]') as HTMLElement).click();
+  await until(() => !!root.querySelector("#detail-graph svg"), "the graph");
+  return { inspector, root };
+}
+
 describe("inspector", () => {
   it("draws a workflow's graph in its parent's detail, and a failed piece opens with its error", async () => {
-    const jobs = [
+    const { inspector, root } = await graphOf([
       job(1, { kind: "import", status: "succeeded" }),
       job(2, { kind: "embed", parent: 1, status: "succeeded" }),
       job(3, { kind: "embed", parent: 1, status: "failed", lastError: "HTTP 502" }),
       job(4, { kind: "reindex", parent: 1, status: "cancelled" }),
-    ];
-    backend(jobs, false);
-    const host = document.createElement("div");
-    const inspector = mountInspector(host);
-    await inspector.ready;
-    const root = host.shadowRoot!;
-    (root.querySelector('tr[data-id="1"] button[data-action="open"]') as HTMLElement).click();
-    await until(() => !!root.querySelector("#detail-graph svg"), "the graph");
+    ]);
     const nodes = Array.from(root.querySelectorAll("#detail-graph .node")) as SVGElement[];
     expect(nodes.map((n) => [n.dataset.id, n.dataset.status])).toEqual([
       ["1", "succeeded"],
@@ -180,21 +184,12 @@ describe("inspector", () => {
     inspector.destroy();
   });
   it("draws a finished workflow's job after the pieces after them, though its rows went when it was freed", async () => {
-    backend(
-      [
-        job(1, { kind: "import", status: "succeeded" }),
-        job(2, { kind: "embed", parent: 1, status: "succeeded" }),
-        job(3, { kind: "embed", parent: 1, status: "succeeded" }),
-        job(4, { kind: "reindex", parent: 1, status: "succeeded" }),
-      ],
-      false,
-    );
-    const host = document.createElement("div");
-    const inspector = mountInspector(host);
-    await inspector.ready;
-    const root = host.shadowRoot!;
-    (root.querySelector('tr[data-id="1"] button[data-action="open"]') as HTMLElement).click();
-    await until(() => !!root.querySelector("#detail-graph svg"), "the graph");
+    const { inspector, root } = await graphOf([
+      job(1, { kind: "import", status: "succeeded" }),
+      job(2, { kind: "embed", parent: 1, status: "succeeded" }),
+      job(3, { kind: "embed", parent: 1, status: "succeeded" }),
+      job(4, { kind: "reindex", parent: 1, status: "succeeded" }),
+    ]);
     expect(root.querySelector("#detail-graph svg.graph")!.getAttribute("aria-label")).toBe("Workflow #1: 2 pieces, 1 after them");
     expect(root.querySelectorAll("#detail-graph line.edge").length).toBe(4);
     inspector.destroy();
