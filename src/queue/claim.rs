@@ -9,7 +9,7 @@ use rusqlite::{Connection, Transaction};
 use serde::Serialize;
 
 use super::finish::{
-    change, check_lease_length, fence_of, finish_one, new_token, token_text, Finished, Lease,
+    change, check_lease_length, fence_of, finish_one, new_token, token_text, Finished, Held, Lease,
     Outcome,
 };
 use super::prepare::check_key;
@@ -157,19 +157,22 @@ impl Queue {
         batch: Vec<(Lease, Outcome)>,
         request: Option<&ClaimRequest>,
     ) -> Result<(Vec<Result<Finished>>, Vec<ClaimedJob>)> {
-        self.finish_and_claim_with(batch, &[], request, None)
+        self.finish_and_claim_with(batch, &[], request, None, &[])
     }
 
     /// [`finish_and_claim`](Queue::finish_and_claim), storing the attempts' last
     /// progress first, in the same transaction (the runner's handlers report more
     /// often than it stores). With `reach`, a finish of a job whose kind it does not
     /// allow is a lost lease, checked in the transaction (a scoped window's agent).
+    /// `held`, beside `batch` (shorter when not every attempt is known): what the
+    /// runner knows of the attempts it claimed itself ([`Held`]).
     pub(crate) fn finish_and_claim_with(
         &self,
         batch: Vec<(Lease, Outcome)>,
         progress: &[(Lease, u64, Option<u64>)],
         request: Option<&ClaimRequest>,
         reach: Option<&Patterns>,
+        held: &[Option<Held>],
     ) -> Result<(Vec<Result<Finished>>, Vec<ClaimedJob>)> {
         let mut kinds: Vec<&str> = Vec::new();
         let specs = self.db().kinds().specs();
@@ -239,12 +242,13 @@ impl Queue {
             for (lease, done, total) in progress {
                 jobs::set_progress(tx, &fence_of(lease), *done, *total)?;
             }
-            for (lease, outcome, too_deep) in &batch {
+            for (i, (lease, outcome, too_deep)) in batch.iter().enumerate() {
                 let refused = too_deep.as_deref();
+                let held = held.get(i).copied().flatten();
                 results.push(finish_one(
                     db,
                     tx,
-                    (lease, reach),
+                    (lease, reach, held),
                     outcome,
                     refused,
                     &specs,

@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::json::too_deep;
 use crate::kinds::KindSpec;
 use crate::model::{percent, sanitize_error, JobId, JobStatus, Patterns};
-use crate::store::jobs::{self, Attempt, Change, Exit, Fence};
+use crate::store::jobs::{self, Attempt, Change, Exit, Fence, Ran};
 
 /// Proof that a worker holds a job: every later write is fenced by it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -202,7 +202,7 @@ impl Queue {
         reach: &Patterns,
     ) -> Result<Finished> {
         let mut results = self
-            .finish_and_claim_with(vec![(lease.clone(), outcome)], &[], None, Some(reach))?
+            .finish_and_claim_with(vec![(lease.clone(), outcome)], &[], None, Some(reach), &[])?
             .0;
         results.remove(0)
     }
@@ -273,13 +273,23 @@ impl Queue {
     }
 }
 
+/// What the runner knows of an attempt it claimed itself, the row as the claim left
+/// it: when the job became runnable and when the attempt started (a job's kind, in
+/// its lease, never changes). With it, a success that nothing follows is written by
+/// the one fenced update that ends it, with no read through the fence first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Held {
+    pub run_at: Timestamp,
+    pub started_at: Timestamp,
+}
+
 // ===== inside the transaction =====
 
 #[allow(clippy::too_many_arguments)]
 pub(super) fn finish_one(
     db: &Db,
     tx: &Transaction<'_>,
-    (lease, reach): (&Lease, Option<&Patterns>),
+    (lease, reach, held): (&Lease, Option<&Patterns>, Option<Held>),
     outcome: &Outcome,
     refused: Option<&str>,
     specs: &HashMap<String, KindSpec>,
@@ -287,6 +297,19 @@ pub(super) fn finish_one(
     changes: &mut Changes,
 ) -> Result<Result<Finished>> {
     let fence = fence_of(lease);
+    if let (Some(held), None, Outcome::Succeeded(result), None) = (held, reach, outcome, refused) {
+        if succeeded_alone(
+            db,
+            tx,
+            (lease, &fence, held),
+            result.as_ref(),
+            specs,
+            now,
+            changes,
+        )? {
+            return Ok(Ok(Finished::Succeeded));
+        }
+    }
     // The lease identifies the attempt; what the job is (its kind, its attempts, a
     // cancel request) comes from the row, never from what the caller presents.
     let Some(attempt) = jobs::fenced(tx, &fence)?.filter(|a| jobs::within(reach, &a.kind)) else {
@@ -344,6 +367,36 @@ pub(super) fn finish_one(
     changes.push(ended(&attempt, &fence, to, now));
     changes.extend(follow_up);
     Ok(Ok(finished))
+}
+
+/// The runner's success of an attempt it holds ([`Held`]), when its result passes and
+/// no follow-up run or waiting job hangs on it: one update, fenced like every end.
+/// Returns whether it wrote; when not (an invalid result, followers, a fence that no
+/// longer holds), nothing changed and [`finish_one`] takes the whole path.
+fn succeeded_alone(
+    db: &Db,
+    tx: &Transaction<'_>,
+    (lease, fence, held): (&Lease, &Fence<'_>, Held),
+    result: Option<&Value>,
+    specs: &HashMap<String, KindSpec>,
+    now: Timestamp,
+    changes: &mut Changes,
+) -> Result<bool> {
+    let spec = specs.get(&lease.kind);
+    let Ok(text) = check_result(db, lease.job_id, &lease.kind, result, spec) else {
+        return Ok(false);
+    };
+    let exit = Exit::Succeeded {
+        result: text.as_deref(),
+    };
+    if !jobs::exit_alone(tx, fence, &exit, now)? {
+        return Ok(false);
+    }
+    changes.push(Change {
+        ran: Some(Ran::between(held.run_at, held.started_at, now)),
+        ..change(&lease.kind, fence, JobStatus::Running, JobStatus::Succeeded)
+    });
+    Ok(true)
 }
 
 /// Serialises a result after checking its depth (before anything recursive runs), the

@@ -69,6 +69,7 @@ pub use admin::RetryOutcome;
 pub use cancel::CancelOutcome;
 pub use claim::{ClaimRequest, ClaimedJob, DEFAULT_MAX_LEASE_EXPIRIES};
 pub use enqueue::{EnqueueOptions, Enqueued, NewJob, MAX_KEY_BYTES, MAX_KIND_BYTES};
+pub(crate) use finish::Held;
 pub use finish::{Finished, Heartbeat, JobFailure, Lease, Outcome, MAX_LEASE};
 pub use history::{HistoryKeep, HistoryPoint, HistoryRange, HistoryStep, MAX_HISTORY_SPAN};
 pub(crate) use insert::enqueue_in;

@@ -19,7 +19,7 @@ use super::{Inner, Interrupt, JobContext, JobError, Runner, RunningJob, Signal};
 use crate::locks::lock;
 use crate::model::JobId;
 use crate::panics::{panic_message, CatchUnwind};
-use crate::queue::{ClaimedJob, JobFailure, Lease, Outcome};
+use crate::queue::{ClaimedJob, Held, JobFailure, Lease, Outcome};
 
 impl Runner {
     /// Stops a running handler for `why`; its task then reports the outcome.
@@ -72,6 +72,10 @@ impl Runner {
             job.id,
             RunningJob {
                 lease: lease.clone(),
+                held: Held {
+                    run_at: job.run_at,
+                    started_at: job.started_at.unwrap_or(job.updated_at),
+                },
                 renewed_at: self.now(),
                 token,
                 interrupt: Some(interrupt_tx),

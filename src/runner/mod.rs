@@ -54,7 +54,7 @@ use crate::db::Notice;
 use crate::error::{Error, Result};
 use crate::locks::lock;
 use crate::model::{sanitize_error, JobId};
-use crate::queue::{ClaimRequest, Finished, Lease, Outcome, Queue};
+use crate::queue::{ClaimRequest, Finished, Held, Lease, Outcome, Queue};
 
 /// How often the runner deletes finished jobs past their retention.
 const PRUNE_EVERY: Duration = Duration::from_secs(3600);
@@ -76,6 +76,8 @@ enum Interrupt {
 
 struct RunningJob {
     lease: Lease,
+    /// The row as the claim left it, for the write of the attempt's end.
+    held: Held,
     renewed_at: Timestamp,
     token: CancellationToken,
     interrupt: Option<oneshot::Sender<Interrupt>>,
@@ -338,17 +340,25 @@ impl Runner {
             .iter()
             .filter_map(|(lease, outcome)| Some((lease.clone(), outcome.clone()?)))
             .collect();
-        // The last progress an attempt reported goes with its outcome.
-        let progress: Vec<(Lease, u64, Option<u64>)> = {
-            let running = lock(&self.inner.running);
-            writes
-                .iter()
-                .filter_map(|(lease, _)| {
-                    let (done, total) = running.get(&lease.job_id)?.progress.take_last()?;
-                    Some((lease.clone(), done, total))
-                })
-                .collect()
-        };
+        // The last progress an attempt reported goes with its outcome; what the claim
+        // knew of each attempt spares its end a read.
+        let running = lock(&self.inner.running);
+        let progress: Vec<(Lease, u64, Option<u64>)> = writes
+            .iter()
+            .filter_map(|(lease, _)| {
+                let (done, total) = running.get(&lease.job_id)?.progress.take_last()?;
+                Some((lease.clone(), done, total))
+            })
+            .collect();
+        let held: Vec<Option<Held>> = writes
+            .iter()
+            .map(|(lease, _)| {
+                let job = running.get(&lease.job_id)?;
+                let same = job.lease.attempt == lease.attempt && job.lease.token == lease.token;
+                same.then_some(job.held)
+            })
+            .collect();
+        drop(running);
         let mut request = self.inner.request.clone();
         request.max_jobs = free as u32;
         let settled = self.inner.queue.finish_and_claim_with(
@@ -356,6 +366,7 @@ impl Runner {
             &progress,
             runtime.as_ref().map(|_| &request),
             None,
+            &held,
         );
         self.forget(batch.iter().map(|(lease, _)| lease.job_id));
         let (results, claimed) = match settled {

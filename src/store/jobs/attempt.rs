@@ -35,12 +35,12 @@ pub(crate) struct Attempt {
 impl Attempt {
     /// How long this attempt waited and ran, if it ends at `now`.
     pub(crate) fn ran(&self, now: Timestamp) -> Option<super::Ran> {
-        let started = self.started_at?;
-        let span = |from: i64, to: i64| u64::try_from(to.saturating_sub(from)).unwrap_or(0);
-        Some(super::Ran {
-            waited_ms: span(self.run_at, started),
-            ran_ms: span(started, now.as_millis()),
-        })
+        let started = Timestamp::from_millis(self.started_at?);
+        Some(super::Ran::between(
+            Timestamp::from_millis(self.run_at),
+            started,
+            now,
+        ))
     }
 }
 
@@ -164,6 +164,30 @@ pub(crate) fn exit_running(
     now: Timestamp,
     known: Option<Followers>,
 ) -> Result<Vec<Change>> {
+    Ok(exit_fenced(tx, fence, exit, now, known)?.1)
+}
+
+/// [`exit_running`] for an attempt known to have no followers (the runner's own, as
+/// it claimed it): only the update that requires none runs. Returns whether it
+/// changed the row; when not, nothing changed (the job has followers after all, or
+/// the fence no longer holds) and the caller takes the whole path.
+pub(crate) fn exit_alone(
+    tx: &Transaction<'_>,
+    fence: &Fence<'_>,
+    exit: &Exit<'_>,
+    now: Timestamp,
+) -> Result<bool> {
+    Ok(exit_fenced(tx, fence, exit, now, Some(Followers::default()))?.0)
+}
+
+/// [`exit_running`], also saying whether the fenced update changed the row.
+fn exit_fenced(
+    tx: &Transaction<'_>,
+    fence: &Fence<'_>,
+    exit: &Exit<'_>,
+    now: Timestamp,
+    known: Option<Followers>,
+) -> Result<(bool, Vec<Change>)> {
     // ?1 id, ?2 worker, ?3 attempt, ?4 now, ?5 token; ?6 and ?7 as each statement says.
     macro_rules! fenced_update {
         ($set:literal, $also:literal, $follow_up:literal) => {
@@ -265,11 +289,11 @@ pub(crate) fn exit_running(
         Exit::Retry { .. } | Exit::Requeued => None,
     };
     if !changed {
-        return Ok(Vec::new());
+        return Ok((false, Vec::new()));
     }
     // The end is counted from its change, in the kind's minute (`history::record`).
     let Some((follow_up, dependents)) = flags else {
-        return Ok(Vec::new());
+        return Ok((true, Vec::new()));
     };
     let now = Timestamp::from_millis(now);
     let mut changes = Vec::new();
@@ -279,5 +303,5 @@ pub(crate) fn exit_running(
     if let Some(status) = finished.filter(|_| dependents) {
         changes.extend(super::deps::resolve_flagged(tx, fence.id, status, now)?);
     }
-    Ok(changes)
+    Ok((true, changes))
 }

@@ -33,6 +33,7 @@ pub(crate) use read::*;
 
 use rusqlite::{params, Row, Transaction};
 
+use crate::clock::Timestamp;
 use crate::error::Result;
 use crate::model::{JobId, JobStatus, Patterns};
 
@@ -56,6 +57,20 @@ pub(crate) struct Change {
 pub(crate) struct Ran {
     pub waited_ms: u64,
     pub ran_ms: u64,
+}
+
+impl Ran {
+    /// An attempt of a job runnable from `run_at`, started at `started`, ended `now`
+    /// (a clock that went back counts zero).
+    pub(crate) fn between(run_at: Timestamp, started: Timestamp, now: Timestamp) -> Self {
+        let span = |from: Timestamp, to: Timestamp| {
+            u64::try_from(to.as_millis().saturating_sub(from.as_millis())).unwrap_or(0)
+        };
+        Ran {
+            waited_ms: span(run_at, started),
+            ran_ms: span(started, now),
+        }
+    }
 }
 
 /// Keeps `job_counts` in step, in the transaction that moved the jobs: `delta` jobs of
