@@ -124,6 +124,9 @@ impl ClaimRequest {
 /// ([`Queue::set_kind_max_lease_expiries`]).
 pub const DEFAULT_MAX_LEASE_EXPIRIES: u32 = 3;
 
+/// A job the runner claimed, with what it knows of the attempt.
+pub(crate) type Claimed = (ClaimedJob, Held);
+
 /// A job a worker now holds.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -157,7 +160,8 @@ impl Queue {
         batch: Vec<(Lease, Outcome)>,
         request: Option<&ClaimRequest>,
     ) -> Result<(Vec<Result<Finished>>, Vec<ClaimedJob>)> {
-        self.finish_and_claim_with(batch, &[], request, None, &[])
+        let (results, claimed) = self.finish_and_claim_with(batch, &[], request, None, &[])?;
+        Ok((results, claimed.into_iter().map(|(job, _)| job).collect()))
     }
 
     /// [`finish_and_claim`](Queue::finish_and_claim), storing the attempts' last
@@ -173,7 +177,7 @@ impl Queue {
         request: Option<&ClaimRequest>,
         reach: Option<&Patterns>,
         held: &[Option<Held>],
-    ) -> Result<(Vec<Result<Finished>>, Vec<ClaimedJob>)> {
+    ) -> Result<(Vec<Result<Finished>>, Vec<Claimed>)> {
         let mut kinds: Vec<&str> = Vec::new();
         let specs = self.db().kinds().specs();
         let request = match request {
@@ -381,7 +385,7 @@ fn claim_in(
     specs: &HashMap<String, KindSpec>,
     (now, conditions): (Timestamp, &Conditions),
     changes: &mut Changes,
-) -> Result<Vec<ClaimedJob>> {
+) -> Result<Vec<Claimed>> {
     let mut candidates = Vec::new();
     let mut limited = Vec::new();
     for &(kind, version) in kinds {
@@ -410,7 +414,7 @@ fn claim_in(
         let lease_length = request.lease_for(kind);
         let expires_at = now.saturating_add(lease_length);
         let token = new_token();
-        let job = match jobs::mark_running(
+        let (job, dependents) = match jobs::mark_running(
             tx,
             candidate.id,
             (&request.worker, process),
@@ -419,7 +423,7 @@ fn claim_in(
             duration_millis(lease_length),
             now,
         ) {
-            Ok(job) => job,
+            Ok(claimed) => claimed,
             Err(Error::StoredJson { id, column, reason }) => {
                 // A row written by something else that cannot be read back must
                 // not block every later claim: fail it, naming why.
@@ -483,7 +487,12 @@ fn claim_in(
             length_ms: lease_length.as_millis() as u64,
             token: token_text(token),
         };
-        claimed.push(ClaimedJob { job, lease });
+        let held = Held {
+            run_at: job.run_at,
+            started_at: job.started_at.unwrap_or(now),
+            alone: !dependents,
+        };
+        claimed.push((ClaimedJob { job, lease }, held));
     }
     // Each start of a rate-limited kind is booked in this transaction: every other
     // claimer sees it at once.

@@ -275,12 +275,16 @@ impl Queue {
 
 /// What the runner knows of an attempt it claimed itself, the row as the claim left
 /// it: when the job became runnable and when the attempt started (a job's kind, in
-/// its lease, never changes). With it, a success that nothing follows is written by
-/// the one fenced update that ends it, with no read through the fence first.
+/// its lease, never changes), and whether no job waited for it. With it, a success
+/// that nothing follows is written by the one fenced update that ends it, with no
+/// read through the fence first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Held {
     pub run_at: Timestamp,
     pub started_at: Timestamp,
+    /// No job waited for it at the claim (one that comes to wait while it runs, or a
+    /// follow-up queued meanwhile, sends its end down the whole path).
+    pub alone: bool,
 }
 
 // ===== inside the transaction =====
@@ -297,7 +301,8 @@ pub(super) fn finish_one(
     changes: &mut Changes,
 ) -> Result<Result<Finished>> {
     let fence = fence_of(lease);
-    if let (Some(held), None, Outcome::Succeeded(result), None) = (held, reach, outcome, refused) {
+    let alone = held.filter(|held| held.alone);
+    if let (Some(held), None, Outcome::Succeeded(result), None) = (alone, reach, outcome, refused) {
         if succeeded_alone(
             db,
             tx,

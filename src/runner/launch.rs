@@ -38,7 +38,7 @@ impl Runner {
 
     /// Spawns the handler of a claimed job as one task that also catches its panic
     /// and listens for interrupts.
-    pub(super) fn launch(&self, runtime: &Handle, claimed: ClaimedJob) {
+    pub(super) fn launch(&self, runtime: &Handle, claimed: ClaimedJob, held: Held) {
         let ClaimedJob { job, lease } = claimed;
         let Some(handler) = self.inner.handlers.get(&job.kind) else {
             // A claim names only our kinds; never panic over it all the same.
@@ -72,10 +72,7 @@ impl Runner {
             job.id,
             RunningJob {
                 lease: lease.clone(),
-                held: Held {
-                    run_at: job.run_at,
-                    started_at: job.started_at.unwrap_or(job.updated_at),
-                },
+                held,
                 renewed_at: self.now(),
                 token,
                 interrupt: Some(interrupt_tx),

@@ -380,8 +380,8 @@ impl Runner {
         self.report(&batch, results);
         let started = claimed.len();
         if let Some(runtime) = runtime {
-            for job in claimed {
-                self.launch(&runtime, job);
+            for (job, held) in claimed {
+                self.launch(&runtime, job, held);
             }
         }
         Ok((batch.len(), started))

@@ -8,7 +8,7 @@ use crate::clock::Timestamp;
 use crate::error::{Error, Result};
 use crate::model::{Conditions, Constraints, Job, JobId, JobStatus, WAITING_FOR_JOBS};
 
-use super::read::read_one;
+use super::read::read_claimed;
 use super::{status_from, take_follow_up, Change};
 
 /// How many queued jobs [`next_run_at`] looks at, at most.
@@ -345,7 +345,8 @@ pub(crate) const CANDIDATES: &str = "SELECT priority, run_at, id FROM jobs INDEX
      WHERE status = 'queued' AND kind = ?1 AND needs = ?4 AND run_at <= ?2 \
      AND payload_version <= ?3 ORDER BY priority DESC, run_at, id";
 
-/// Marks a queued job running under `worker` until `expires_at`; returns it.
+/// Marks a queued job running under `worker` until `expires_at`; returns it, and
+/// whether jobs wait for it.
 ///
 /// `UPDATE ... RETURNING` would do this in one statement, but SQLite keeps RETURNING
 /// rows in a temporary b-tree it builds and tears down per call; an update and a
@@ -359,7 +360,7 @@ pub(crate) fn mark_running(
     expires_at: Timestamp,
     lease_ms: i64,
     now: Timestamp,
-) -> Result<Job> {
+) -> Result<(Job, bool)> {
     tx.prepare_cached(
         "UPDATE jobs SET status = 'running', lease_owner = ?2, lease_expires_at = ?3, \
          attempts = attempts + 1, started_at = ?4, updated_at = ?4, \
@@ -376,10 +377,10 @@ pub(crate) fn mark_running(
         lease_ms,
         process
     ])?;
-    match read_one(tx, JobId::from_raw(id))? {
+    match read_claimed(tx, JobId::from_raw(id))? {
         None => Err(Error::JobNotFound(JobId::from_raw(id))),
-        Some((_, Some(unreadable))) => Err(unreadable),
-        Some((job, None)) => Ok(job),
+        Some((_, Some(unreadable), _)) => Err(unreadable),
+        Some((job, None, dependents)) => Ok((job, dependents)),
     }
 }
 

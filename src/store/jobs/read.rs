@@ -48,6 +48,25 @@ pub(super) fn read_one(conn: &Connection, id: JobId) -> Result<Option<(Job, Opti
         .optional()?)
 }
 
+/// [`read_one`] for the claim that just marked it running, and whether jobs wait for
+/// it (what the end of the attempt will have to resolve).
+pub(super) fn read_claimed(
+    conn: &Connection,
+    id: JobId,
+) -> Result<Option<(Job, Option<Error>, bool)>> {
+    Ok(conn
+        .prepare_cached(concat!(
+            "SELECT ",
+            job_columns!(),
+            ", has_dependents FROM jobs WHERE id = ?1"
+        ))?
+        .query_row([id.raw()], |r| {
+            let (job, unreadable) = job_from_row(r)?;
+            Ok((job, unreadable, r.get(26)?))
+        })
+        .optional()?)
+}
+
 /// A page of jobs, newest first, of the kinds `kinds` allows, ending early (after
 /// at least one job) once the payloads and results read pass `budget` bytes.
 ///
