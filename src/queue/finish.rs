@@ -301,8 +301,7 @@ pub(super) fn finish_one(
     changes: &mut Changes,
 ) -> Result<Result<Finished>> {
     let fence = fence_of(lease);
-    let alone = held.filter(|held| held.alone);
-    if let (Some(held), None, Outcome::Succeeded(result), None) = (alone, reach, outcome, refused) {
+    if let (Some(held), None, Outcome::Succeeded(result), None) = (held, reach, outcome, refused) {
         if succeeded_alone(
             db,
             tx,
@@ -374,10 +373,12 @@ pub(super) fn finish_one(
     Ok(Ok(finished))
 }
 
-/// The runner's success of an attempt it holds ([`Held`]), when its result passes and
-/// no follow-up run or waiting job hangs on it: one update, fenced like every end.
-/// Returns whether it wrote; when not (an invalid result, followers, a fence that no
-/// longer holds), nothing changed and [`finish_one`] takes the whole path.
+/// The runner's success of an attempt it holds ([`Held`]), when its result passes: one
+/// update, fenced like every end, when no job waited for it at the claim (and none
+/// came to, nor a follow-up run); else the update and what its followers need, with
+/// no read through the fence first. Returns whether it wrote; when not (an invalid
+/// result, followers that came while it ran, a fence that no longer holds), nothing
+/// changed and [`finish_one`] takes the whole path.
 fn succeeded_alone(
     db: &Db,
     tx: &Transaction<'_>,
@@ -394,13 +395,19 @@ fn succeeded_alone(
     let exit = Exit::Succeeded {
         result: text.as_deref(),
     };
-    if !jobs::exit_alone(tx, fence, &exit, now)? {
+    let (changed, follow_up) = if held.alone {
+        (jobs::exit_alone(tx, fence, &exit, now)?, Vec::new())
+    } else {
+        jobs::exit_flagged(tx, fence, &exit, now)?
+    };
+    if !changed {
         return Ok(false);
     }
     changes.push(Change {
         ran: Some(Ran::between(held.run_at, held.started_at, now)),
         ..change(&lease.kind, fence, JobStatus::Running, JobStatus::Succeeded)
     });
+    changes.extend(follow_up);
     Ok(true)
 }
 

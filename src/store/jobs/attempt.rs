@@ -180,6 +180,25 @@ pub(crate) fn exit_alone(
     Ok(exit_fenced(tx, fence, exit, now, Some(Followers::default()))?.0)
 }
 
+/// [`exit_running`] for an attempt that had jobs waiting for it when it was claimed
+/// (the runner's own): the update that clears the flag runs at once, and the end
+/// resolves its dependents and takes a follow-up if one was queued meanwhile, with no
+/// read of the flags first. The flag is set only when a job comes to wait for this
+/// one and cleared only by this job's end, so it still holds. Returns whether it
+/// changed the row, and the changes that came of it.
+pub(crate) fn exit_flagged(
+    tx: &Transaction<'_>,
+    fence: &Fence<'_>,
+    exit: &Exit<'_>,
+    now: Timestamp,
+) -> Result<(bool, Vec<Change>)> {
+    let both = Followers {
+        follow_up: true,
+        dependents: true,
+    };
+    exit_fenced(tx, fence, exit, now, Some(both))
+}
+
 /// [`exit_running`], also saying whether the fenced update changed the row.
 fn exit_fenced(
     tx: &Transaction<'_>,
