@@ -177,10 +177,11 @@ pub async fn measure(report: &mut Report) {
                 );
             }
         }
-        // What grows with the file is SQLite's page cache, capped at 8 MiB per
-        // connection (store::Store::open); anything held per queued job would add
-        // tens of MiB for 900,000 more.
-        let growth = figures.last().unwrap().1 - figures[2].1;
+        // What grows with the file is SQLite's page cache, capped at 8 MiB for the
+        // writer and 4 for reads (store::Store::open, open_reader); anything held per
+        // queued job would add tens of MiB for 900,000 more.
+        let at = |queued: usize| figures.iter().find(|(n, _)| *n == queued).unwrap().1;
+        let growth = at(1_000_000) - at(100_000);
         report.checked(
             "memory: RSS growth from 100,000 to 1,000,000 queued jobs (MiB)",
             format!("{growth:+.1}"),

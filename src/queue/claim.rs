@@ -489,7 +489,8 @@ fn claim_in(
         };
         let held = Held {
             run_at: job.run_at,
-            started_at: job.started_at.unwrap_or(now),
+            // mark_running started it now.
+            started_at: now,
             alone: !dependents,
         };
         claimed.push((ClaimedJob { job, lease }, held));

@@ -276,8 +276,7 @@ impl Queue {
 /// What the runner knows of an attempt it claimed itself, the row as the claim left
 /// it: when the job became runnable and when the attempt started (a job's kind, in
 /// its lease, never changes), and whether no job waited for it. With it, a success
-/// that nothing follows is written by the one fenced update that ends it, with no
-/// read through the fence first.
+/// is written with no read through the fence first (`succeeded_held`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Held {
     pub run_at: Timestamp,
@@ -302,7 +301,7 @@ pub(super) fn finish_one(
 ) -> Result<Result<Finished>> {
     let fence = fence_of(lease);
     if let (Some(held), None, Outcome::Succeeded(result), None) = (held, reach, outcome, refused) {
-        if succeeded_alone(
+        if succeeded_held(
             db,
             tx,
             (lease, &fence, held),
@@ -379,7 +378,7 @@ pub(super) fn finish_one(
 /// no read through the fence first. Returns whether it wrote; when not (an invalid
 /// result, followers that came while it ran, a fence that no longer holds), nothing
 /// changed and [`finish_one`] takes the whole path.
-fn succeeded_alone(
+fn succeeded_held(
     db: &Db,
     tx: &Transaction<'_>,
     (lease, fence, held): (&Lease, &Fence<'_>, Held),
