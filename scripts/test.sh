@@ -59,12 +59,17 @@ npm test
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked --features tauri-plugin-jobs/metrics -- -D warnings
-# The crate as apps build it: without the `specta` feature the tests turn on.
+# The crate as apps build it: without the `specta` feature the tests turn on; and
+# without its default features, as an app that runs only durable jobs builds it.
 cargo clippy --locked --lib -- -D warnings
+cargo clippy --locked --lib --no-default-features -- -D warnings
 # The docs as docs.rs builds them (its features): broken intra-doc links and missing
 # docs fail.
 RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --features testing,metrics
-cargo test --workspace --locked --features tauri-plugin-jobs/metrics
+cargo test --workspace --exclude jobs-features --locked --features tauri-plugin-jobs/metrics
+# The plugin with `default-features = false` (ci/features): a cargo call of its own,
+# since building it beside the other members turns the defaults back on.
+cargo test --locked -p jobs-features
 disk "after the tests"
 
 # The README's quick start in a fresh create-tauri-app project, built from what
@@ -79,7 +84,7 @@ disk "after the quick start"
 cp Cargo.lock target/Cargo.lock.kept
 trap 'cp target/Cargo.lock.kept Cargo.lock' EXIT
 cargo update --quiet -p rusqlite --precise 0.32.1
-SOAK_SECS=5 cargo test --workspace --features tauri-plugin-jobs/metrics
+SOAK_SECS=5 cargo test --workspace --exclude jobs-features --features tauri-plugin-jobs/metrics
 cp target/Cargo.lock.kept Cargo.lock
 trap - EXIT
 disk "after the rusqlite 0.32.1 pass"

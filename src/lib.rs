@@ -26,6 +26,17 @@
 //! or a rate limit in `config.toml`) and the webview's TypeScript reference (`npm run
 //! docs`) say the rest.
 //!
+//! ## Cargo features
+//!
+//! On by default, as the README's usage needs them: `sync` (the sync engine in the
+//! plugin, its commands and triggers), `schedules` (schedules, their commands, and the
+//! time-zone rules for cron), `local` (local jobs the webview starts) and
+//! `system-conditions` (power, metered networks and idle time read from the system).
+//! Off by default: `testing` (`testing::MockApp`) and `metrics`. An app that runs only
+//! durable jobs writes `default-features = false`; the modules stay, and what a
+//! feature adds is the plugin running them and their commands (`docs/install.md`: what
+//! each costs in a release app).
+//!
 //! ## The map
 //!
 //! Data flows one way. Layers, bottom first: each module imports only from the lines
@@ -103,6 +114,17 @@
 //! ```
 
 #![warn(missing_docs)]
+// A build without some of the default features (Cargo.toml) leaves the code only
+// they reach unused: it is compiled, and the linker drops it.
+#![cfg_attr(
+    not(all(
+        feature = "sync",
+        feature = "schedules",
+        feature = "local",
+        feature = "system-conditions"
+    )),
+    allow(dead_code, unused_imports)
+)]
 // docs.rs builds with `--cfg docsrs` (see Cargo.toml): items behind a feature say which.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 

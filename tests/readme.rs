@@ -83,6 +83,34 @@ fn blocks(text: &str) -> Vec<Block> {
 }
 
 /// Whether `block` is, line for line, in one of `files`.
+/// A dependency line other than the quick start's names only features the crate has,
+/// and turns the defaults off only as `ci/features` (which tests that build) does.
+fn a_dependency_line_the_crate_takes(line: &str, at: &str) {
+    let parsed: toml::Table = line.parse().unwrap_or_else(|error| panic!("{at}: {error}"));
+    let dependency = &parsed["tauri-plugin-jobs"];
+    let manifest: toml::Table = read("Cargo.toml").parse().unwrap();
+    let features = manifest["features"].as_table().unwrap();
+    for feature in dependency
+        .get("features")
+        .and_then(|list| list.as_array())
+        .into_iter()
+        .flatten()
+    {
+        let feature = feature.as_str().unwrap();
+        assert!(
+            features.contains_key(feature),
+            "{at}: no feature {feature:?}"
+        );
+    }
+    if let Some(defaults) = dependency.get("default-features") {
+        assert_eq!(defaults.as_bool(), Some(false), "{at}");
+        assert!(
+            read("ci/features/Cargo.toml").contains("default-features = false"),
+            "{at}: nothing tests the crate without its default features"
+        );
+    }
+}
+
 fn is_in(block: &str, files: &[String]) -> bool {
     let block = lines(block);
     files.iter().any(|file| {
@@ -134,9 +162,11 @@ fn every_block_is_compiled_type_checked_or_read() {
                 }
                 "toml" => {
                     let line = block.body.trim();
-                    if !(line.starts_with("tauri-plugin-jobs =") && dependency.contains(line)) {
+                    if !line.starts_with("tauri-plugin-jobs =") {
                         tauri_plugin_jobs::config::Config::parse(&block.body, "config.toml")
                             .unwrap_or_else(|error| panic!("{at}: {error}"));
+                    } else if !dependency.contains(line) {
+                        a_dependency_line_the_crate_takes(line, &at);
                     }
                 }
                 "sh" => {

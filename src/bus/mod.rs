@@ -125,7 +125,12 @@ impl EventBus {
     /// Publishes an event to every handler, then to every stream. Never blocks on a
     /// listener.
     pub fn publish(&self, event: impl Into<Event>) {
-        let event = Arc::new(event.into());
+        self.publish_event(event.into());
+    }
+
+    // Not generic: one copy of it in the binary, not one per type of event.
+    fn publish_event(&self, event: Event) {
+        let event = Arc::new(event);
         // Clone the handler list out of the lock so a handler may add or remove
         // handlers without deadlocking.
         let handlers: Vec<(String, Arc<HandlerFn>)> = read(&self.inner.handlers)

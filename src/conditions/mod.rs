@@ -53,6 +53,27 @@ impl ConditionSource for UnknownConditions {
     }
 }
 
+/// What the plugin reads conditions from when the app is built without the
+/// `system-conditions` feature and names no source: nothing, and its health says so.
+#[cfg(not(feature = "system-conditions"))]
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct NotBuiltIn;
+
+#[cfg(not(feature = "system-conditions"))]
+impl ConditionSource for NotBuiltIn {
+    fn conditions(&self, _now: Timestamp) -> Conditions {
+        Conditions::unknown()
+    }
+
+    fn health(&self) -> Health {
+        Health::warning(
+            "power, metered networks and idle time are not read: the app is built without \
+             the `system-conditions` feature of tauri-plugin-jobs; constraints on them count \
+             as met",
+        )
+    }
+}
+
 /// Conditions a test sets by hand. Clones share them; every change wakes the queues
 /// it was given to. The setters are [`set_on_ac_power`](FakeConditions::set_on_ac_power),
 /// [`set_battery_percent`](FakeConditions::set_battery_percent),

@@ -224,32 +224,39 @@ impl ConditionSource for SystemConditions {
     }
 }
 
-#[cfg(target_os = "linux")]
+// The system's own readings come with the `system-conditions` feature (Cargo.toml).
+#[cfg(all(feature = "system-conditions", target_os = "linux"))]
 mod linux;
-#[cfg(target_os = "linux")]
+#[cfg(all(feature = "system-conditions", target_os = "linux"))]
 use linux as os;
-#[cfg(target_os = "macos")]
+#[cfg(all(feature = "system-conditions", target_os = "macos"))]
 mod macos;
-#[cfg(target_os = "macos")]
+#[cfg(all(feature = "system-conditions", target_os = "macos"))]
 use macos as os;
-#[cfg(windows)]
+#[cfg(all(feature = "system-conditions", windows))]
 mod windows;
-#[cfg(windows)]
+#[cfg(all(feature = "system-conditions", windows))]
 use windows as os;
 
-#[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
+#[cfg(not(all(
+    feature = "system-conditions",
+    any(target_os = "linux", target_os = "macos", windows)
+)))]
 mod os {
     use super::{Reading, SystemSettings};
 
+    // Braces, not a unit struct: the other systems' `Buses::default()` builds it.
     #[derive(Default)]
-    pub(super) struct Buses;
+    pub(super) struct Buses {}
 
     pub(super) fn read(_settings: &SystemSettings, _buses: &mut Buses) -> Reading {
+        let why = if cfg!(feature = "system-conditions") {
+            format!("not read on {}", std::env::consts::OS)
+        } else {
+            "not read: the app is built without the `system-conditions` feature".to_owned()
+        };
         Reading {
-            unknown: vec![format!(
-                "power, metered networks and idle time are not read on {}",
-                std::env::consts::OS
-            )],
+            unknown: vec![format!("power, metered networks and idle time are {why}")],
             ..Reading::default()
         }
     }

@@ -4,7 +4,9 @@
 
 use std::future::Future;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+#[cfg(feature = "sync")]
+use std::sync::Mutex;
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
@@ -14,19 +16,28 @@ use tauri::webview::PageLoadEvent;
 use tauri::{Manager, RunEvent, Runtime, WindowEvent};
 use tokio_util::sync::CancellationToken;
 
-use super::{
-    commands, events, limits, triggers, Jobs, LOCAL_JOBS_PER_WINDOW, PLUGIN_NAME, REFRESH_FLOOR,
-};
+#[cfg(feature = "local")]
+use super::LOCAL_JOBS_PER_WINDOW;
+use super::{commands, events, limits, Jobs, PLUGIN_NAME};
+#[cfg(feature = "sync")]
+use super::{triggers, REFRESH_FLOOR};
 use crate::bus::EventBus;
-use crate::conditions::{ConditionSource, SystemConditions};
+use crate::conditions::ConditionSource;
 use crate::config::{Config, OnConfigError};
-use crate::local::{BoxError, LocalJobContext, LocalJobs, LocalKinds};
+#[cfg(feature = "local")]
+use crate::local::LocalJobs;
+use crate::local::{BoxError, LocalJobContext, LocalKinds};
+#[cfg(feature = "sync")]
 use crate::locks::lock;
 use crate::model::{Health, HealthStatus};
 use crate::queue::{KindSpec, Queue, QueueOptions, Retire};
 use crate::runner::{Handler, Runner, RunnerSettings};
-use crate::scheduler::{ScheduleSpec, Scheduler};
-use crate::sync::{DynSource, SyncEngine, SyncPolicy, SyncSource, SyncTarget, NETWORK_DEBOUNCE};
+use crate::scheduler::ScheduleSpec;
+#[cfg(feature = "schedules")]
+use crate::scheduler::Scheduler;
+use crate::sync::{DynSource, SyncPolicy, SyncSource, SyncTarget};
+#[cfg(feature = "sync")]
+use crate::sync::{SyncEngine, NETWORK_DEBOUNCE};
 use crate::typescript::Typescript;
 
 /// Builds the plugin: handlers, schedules, sync targets and the local job kinds the
@@ -80,12 +91,16 @@ impl Builder {
     }
 
     /// Adds (or updates) a schedule at start-up.
+    #[cfg(feature = "schedules")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "schedules")))]
     pub fn schedule(mut self, schedule: ScheduleSpec) -> Self {
         self.schedules.push(schedule);
         self
     }
 
     /// Registers a sync target.
+    #[cfg(feature = "sync")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "sync")))]
     pub fn sync_target<S: SyncSource>(
         mut self,
         target: SyncTarget,
@@ -97,6 +112,8 @@ impl Builder {
     }
 
     /// A local job kind the webview may start by name with JSON arguments.
+    #[cfg(feature = "local")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "local")))]
     pub fn local_kind<A, T, F, Fut>(self, kind: impl Into<String>, run: F) -> Self
     where
         A: DeserializeOwned + Send + 'static,
@@ -108,6 +125,8 @@ impl Builder {
     }
 
     /// The same, but only one job of the kind at a time.
+    #[cfg(feature = "local")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "local")))]
     pub fn exclusive_local_kind<A, T, F, Fut>(self, kind: impl Into<String>, run: F) -> Self
     where
         A: DeserializeOwned + Send + 'static,
@@ -132,6 +151,8 @@ impl Builder {
     /// How many local jobs of one kind one window may have running at once (jobs it
     /// started through `spawn_local`, `spawn_awaitable` or `run_local`);
     /// [`LOCAL_JOBS_PER_WINDOW`] by default. More is refused with `limitReached`.
+    #[cfg(feature = "local")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "local")))]
     pub fn local_jobs_per_window(mut self, limit: usize) -> Self {
         self.local_jobs_per_window = Some(limit);
         self
@@ -140,6 +161,8 @@ impl Builder {
     /// How close to the end of a target's last run a Refresh (`sync_now` from the
     /// webview) gets that run's outcome instead of a new run; [`REFRESH_FLOOR`] by
     /// default, zero for none.
+    #[cfg(feature = "sync")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "sync")))]
     pub fn refresh_floor(mut self, floor: Duration) -> Self {
         self.refresh_floor = Some(floor);
         self
@@ -192,6 +215,8 @@ impl Builder {
     /// machine's network interfaces and, when connectivity comes back, retries offline
     /// sync targets at once (see [`SyncEngine::watch_network`]); the webview's
     /// `online` hint works either way.
+    #[cfg(feature = "sync")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "sync")))]
     pub fn without_network_watch(mut self) -> Self {
         self.ignore_network = true;
         self
@@ -199,7 +224,9 @@ impl Builder {
 
     /// Where the machine's power, network and idle time come from, for jobs with
     /// [`Constraints`](crate::queue::Constraints):
-    /// [`SystemConditions`] by default. An app's tests (or a debug build that lets
+    /// [`SystemConditions`](crate::conditions::SystemConditions) by default (with the
+    /// `system-conditions` feature; without it, none: constraints count as met). An
+    /// app's tests (or a debug build that lets
     /// a developer play with "on battery") pass a
     /// [`FakeConditions`](crate::conditions::FakeConditions).
     pub fn conditions(mut self, source: impl ConditionSource) -> Self {
@@ -212,11 +239,12 @@ impl Builder {
         self.write_declarations_in_debug_builds();
         let mut setup = Some(self);
         tauri::plugin::Builder::new(PLUGIN_NAME)
-            .invoke_handler(every_command!(tauri::generate_handler))
+            .invoke_handler(every_command!(invoke_handler))
             .setup(move |app, _api| {
                 let builder = setup.take().ok_or("the jobs plugin was set up twice")?;
                 let jobs = builder.start(app)?;
                 jobs.subscriptions.attach(&jobs.bus);
+                #[cfg(feature = "sync")]
                 triggers::watch_wake(jobs.sync.clone(), jobs.stop.clone());
                 app.manage(jobs);
                 Ok(())
@@ -240,6 +268,7 @@ impl Builder {
                         jobs.subscriptions.forget_webview(label);
                     }
                 }
+                #[cfg(feature = "sync")]
                 RunEvent::WindowEvent {
                     event: WindowEvent::Focused(true),
                     ..
@@ -276,10 +305,7 @@ impl Builder {
                 .join("raw.db"),
         };
         let bus = EventBus::new();
-        let conditions = self
-            .conditions
-            .take()
-            .unwrap_or_else(|| Arc::new(SystemConditions::default()));
+        let conditions = self.conditions.take().unwrap_or_else(default_conditions);
         let tried = Config::load(&config_path)
             .and_then(|config| self.open(&database, Some(&config), &bus, &conditions));
         let (opened, config_health) = match tried {
@@ -307,43 +333,56 @@ impl Builder {
             }
             Err(error) => return Err(error),
         };
-        let Opened {
-            queue,
-            runner,
-            scheduler,
-            sync,
-        } = opened;
-        report_conditions(&queue);
-        let local = LocalJobs::new(bus.clone());
+        report_conditions(&opened.queue);
         let jobs = Jobs {
-            queue,
-            runner: runner.clone(),
-            scheduler: scheduler.clone(),
-            sync: sync.clone(),
-            local,
+            queue: opened.queue,
+            runner: opened.runner.clone(),
+            #[cfg(feature = "schedules")]
+            scheduler: opened.scheduler.clone(),
+            #[cfg(feature = "sync")]
+            sync: opened.sync.clone(),
+            #[cfg(feature = "local")]
+            local: LocalJobs::new(bus.clone()),
             bus,
+            #[cfg(feature = "local")]
             local_kinds: self.local_kinds,
             subscriptions: events::Subscriptions::default(),
+            #[cfg(feature = "local")]
             local_slots: limits::LocalSlots::new(
                 self.local_jobs_per_window.unwrap_or(LOCAL_JOBS_PER_WINDOW),
             ),
+            #[cfg(feature = "sync")]
             network_pass: limits::NetworkPass::default(),
+            #[cfg(feature = "sync")]
             refresh_floor: self.refresh_floor.unwrap_or(REFRESH_FLOOR),
             config_health,
             grace: self.grace.unwrap_or(Duration::from_secs(5)),
             stop: CancellationToken::new(),
+            #[cfg(feature = "sync")]
             network: Mutex::new(None),
         };
-        let watch_network = !self.ignore_network;
+        let runner = opened.runner;
+        #[cfg(feature = "schedules")]
+        let scheduler = opened.scheduler;
+        #[cfg(feature = "sync")]
+        let (sync, watch_network) = (opened.sync, !self.ignore_network);
         let network = tauri::async_runtime::block_on(async move {
             runner.start();
+            #[cfg(feature = "schedules")]
             scheduler.start();
+            #[cfg(feature = "sync")]
             let network = watch_network.then(|| sync.watch_network(NETWORK_DEBOUNCE));
+            #[cfg(feature = "sync")]
             sync.start();
+            #[cfg(not(feature = "sync"))]
+            let network: Option<crate::Result<()>> = None;
             network
         });
         match network {
+            #[cfg(feature = "sync")]
             Some(Ok(watch)) => *lock(&jobs.network) = Some(watch),
+            #[cfg(not(feature = "sync"))]
+            Some(Ok(())) => {}
             // A machine that will not say: the webview's hint and the retries remain.
             Some(Err(error)) => tracing::warn!(%error, "no native network trigger"),
             None => {}
@@ -387,20 +426,35 @@ impl Builder {
         )?;
         // Checked before any schedule is written.
         let targets = with_sync_config(self.targets.clone(), config)?;
+        #[cfg(feature = "schedules")]
         let scheduler = Scheduler::new(queue.clone());
+        #[cfg(feature = "schedules")]
         match file {
             // The code's schedules as config.toml changes them, and the file's own.
             Some(config) => drop(scheduler.declare(self.schedules.clone(), config)?),
             None => drop(scheduler.declare_without_file(self.schedules.clone())?),
         }
+        #[cfg(not(feature = "schedules"))]
+        if let Some(name) = config.schedules.keys().next() {
+            return Err(config.error(
+                &format!("schedules.{name}"),
+                "the app is built without the `schedules` feature of tauri-plugin-jobs",
+            ));
+        }
+        #[cfg(feature = "sync")]
         let sync = SyncEngine::new(queue.clone());
+        #[cfg(feature = "sync")]
         for (target, policy, source) in targets {
             sync.register_dyn(target, policy, source)?;
         }
+        #[cfg(not(feature = "sync"))]
+        drop(targets);
         Ok(Opened {
             queue,
             runner,
+            #[cfg(feature = "schedules")]
             scheduler,
+            #[cfg(feature = "sync")]
             sync,
         })
     }
@@ -410,8 +464,20 @@ impl Builder {
 struct Opened {
     queue: Queue,
     runner: Runner,
+    #[cfg(feature = "schedules")]
     scheduler: Scheduler,
+    #[cfg(feature = "sync")]
     sync: SyncEngine,
+}
+
+/// Where conditions come from when the app names no source: the system's, with the
+/// `system-conditions` feature; none without it (constraints count as met, and the
+/// `conditions` component's health says why).
+fn default_conditions() -> Arc<dyn ConditionSource> {
+    #[cfg(feature = "system-conditions")]
+    return Arc::new(crate::conditions::SystemConditions::default());
+    #[cfg(not(feature = "system-conditions"))]
+    return Arc::new(crate::conditions::NotBuiltIn);
 }
 
 /// The component whose health says whether `config.toml` was refused.

@@ -14,8 +14,10 @@ mod limits;
 pub mod models;
 mod outbox;
 mod scope;
+#[cfg(feature = "sync")]
 mod triggers;
 
+#[cfg(feature = "sync")]
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -30,12 +32,16 @@ pub use limits::{LOCAL_JOBS_PER_WINDOW, REFRESH_FLOOR};
 pub use scope::{CallingWebview, ReadScopes, ReadableKinds, Scope, ScopeEntry};
 
 use crate::bus::EventBus;
+#[cfg(feature = "local")]
 use crate::local::{LocalJobs, LocalKinds};
+#[cfg(feature = "sync")]
 use crate::locks::lock;
 use crate::model::Health;
 use crate::queue::{JobId, Queue};
 use crate::runner::Runner;
+#[cfg(feature = "schedules")]
 use crate::scheduler::Scheduler;
+#[cfg(feature = "sync")]
 use crate::sync::{NetworkWatch, SyncEngine};
 
 /// The plugin's name: commands are `plugin:jobs|<command>`.
@@ -44,38 +50,39 @@ pub const PLUGIN_NAME: &str = "jobs";
 /// Every IPC command, as build.rs lists them for permissions (one file for both).
 pub const COMMANDS: &[&str] = &include!("command_names.rs");
 
-/// Calls the macro given by its path with every command: the invoke handler and the
-/// typed bindings take the one list.
+/// Calls `$then!` with every command the build has, each with the feature it needs as
+/// a `#[cfg]` (Cargo.toml): the invoke handler and the typed bindings take the one
+/// list.
 macro_rules! every_command {
-    ($($macro:tt)+) => {
-        $($macro)+![
+    ($then:ident) => {
+        $then! {
             commands::durable::enqueue,
             commands::durable::get_job,
             commands::durable::list_jobs,
             commands::durable::job_counts,
             commands::history::job_history,
             commands::durable::cancel,
-            commands::local::spawn_local,
-            commands::local::spawn_awaitable,
-            commands::local::run_local,
-            commands::local::get_local_job,
-            commands::local::list_local_jobs,
-            commands::sync::sync_now,
-            commands::sync::sync_if_due,
-            commands::sync::sync_status,
-            commands::history::sync_history,
-            commands::sync::network_hint,
-            commands::schedules::list_schedules,
-            commands::sync::disconnect_account,
+            #[cfg(feature = "local")] commands::local::spawn_local,
+            #[cfg(feature = "local")] commands::local::spawn_awaitable,
+            #[cfg(feature = "local")] commands::local::run_local,
+            #[cfg(feature = "local")] commands::local::get_local_job,
+            #[cfg(feature = "local")] commands::local::list_local_jobs,
+            #[cfg(feature = "sync")] commands::sync::sync_now,
+            #[cfg(feature = "sync")] commands::sync::sync_if_due,
+            #[cfg(feature = "sync")] commands::sync::sync_status,
+            #[cfg(feature = "sync")] commands::history::sync_history,
+            #[cfg(feature = "sync")] commands::sync::network_hint,
+            #[cfg(feature = "schedules")] commands::schedules::list_schedules,
+            #[cfg(feature = "sync")] commands::sync::disconnect_account,
             commands::durable::prune_jobs,
             commands::admin::retry_job,
             commands::admin::delete_job,
             commands::admin::pause_kind,
             commands::admin::resume_kind,
-            commands::schedules::paused_kinds,
-            commands::schedules::run_schedule_now,
-            commands::schedules::pause_schedule,
-            commands::schedules::resume_schedule,
+            commands::admin::paused_kinds,
+            #[cfg(feature = "schedules")] commands::schedules::run_schedule_now,
+            #[cfg(feature = "schedules")] commands::schedules::pause_schedule,
+            #[cfg(feature = "schedules")] commands::schedules::resume_schedule,
             commands::agents::agent_enqueue,
             commands::agents::agent_claim,
             commands::agents::agent_heartbeat,
@@ -89,7 +96,23 @@ macro_rules! every_command {
             commands::workflows::retry_workflow,
             commands::workflows::job_dependencies,
             commands::health::plugin_health,
-        ]
+        }
+    };
+}
+
+/// The invoke handler of the commands in [`every_command!`].
+macro_rules! invoke_handler {
+    ($($(#[$cfg:meta])* $($segment:ident)::+,)*) => {
+        tauri::generate_handler![$($(#[$cfg])* $($segment)::+),*]
+    };
+}
+
+/// The typed bindings' commands: all of them (the `specta` feature turns on every
+/// other, so no `#[cfg]` is left out).
+#[cfg(feature = "specta")]
+macro_rules! specta_commands {
+    ($($(#[$cfg:meta])* $($segment:ident)::+,)*) => {
+        tauri_specta::collect_commands![$($($segment)::+),*]
     };
 }
 
@@ -114,7 +137,7 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
         .dangerously_cast_bigints_to_number()
         // One TypeScript type per Rust type: what the webview sends and receives.
         .disable_serde_phases()
-        .commands(every_command!(tauri_specta::collect_commands))
+        .commands(every_command!(specta_commands))
         // Events reach a page on the channel it subscribes with (see `subscribe`),
         // never as a Tauri event any window could listen to or emit.
         .typ::<JobsEvent>()
@@ -125,20 +148,28 @@ pub fn specta_builder<R: Runtime>() -> tauri_specta::Builder<R> {
 pub struct Jobs {
     pub(crate) queue: Queue,
     pub(crate) runner: Runner,
+    #[cfg(feature = "schedules")]
     pub(crate) scheduler: Scheduler,
+    #[cfg(feature = "sync")]
     pub(crate) sync: SyncEngine,
+    #[cfg(feature = "local")]
     pub(crate) local: LocalJobs,
     pub(crate) bus: EventBus,
+    #[cfg(feature = "local")]
     pub(crate) local_kinds: LocalKinds,
     pub(crate) subscriptions: events::Subscriptions,
+    #[cfg(feature = "local")]
     pub(crate) local_slots: limits::LocalSlots,
+    #[cfg(feature = "sync")]
     pub(crate) network_pass: limits::NetworkPass,
+    #[cfg(feature = "sync")]
     pub(crate) refresh_floor: Duration,
     // Whether config.toml was refused at start, and why.
     pub(crate) config_health: Health,
     grace: Duration,
     stop: CancellationToken,
     // Mutex: set once at start, taken at shutdown.
+    #[cfg(feature = "sync")]
     network: Mutex<Option<NetworkWatch>>,
 }
 
@@ -162,18 +193,24 @@ impl Jobs {
     }
 
     /// The scheduler.
+    #[cfg(feature = "schedules")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "schedules")))]
     #[must_use]
     pub fn scheduler(&self) -> &Scheduler {
         &self.scheduler
     }
 
     /// The sync engine.
+    #[cfg(feature = "sync")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "sync")))]
     #[must_use]
     pub fn sync(&self) -> &SyncEngine {
         &self.sync
     }
 
     /// Process-local jobs.
+    #[cfg(feature = "local")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "local")))]
     #[must_use]
     pub fn local(&self) -> &LocalJobs {
         &self.local
@@ -211,7 +248,9 @@ impl Jobs {
     /// # Ok(()) }
     /// ```
     pub async fn prepare_for_update(&self, grace: Duration) -> crate::Result<UpdateReady> {
+        #[cfg(feature = "schedules")]
         self.scheduler.stop().await;
+        #[cfg(feature = "sync")]
         self.sync.stop().await;
         let released = self.runner.stop_releasing(grace).await?;
         let queue = self.queue.clone();
@@ -230,9 +269,13 @@ impl Jobs {
         if let Err(error) = self.runner.stop(self.grace).await {
             tracing::warn!(%error, "runner did not stop cleanly");
         }
+        #[cfg(feature = "schedules")]
         self.scheduler.stop().await;
-        self.sync.stop().await;
-        drop(lock(&self.network).take());
+        #[cfg(feature = "sync")]
+        {
+            self.sync.stop().await;
+            drop(lock(&self.network).take());
+        }
     }
 }
 

@@ -198,13 +198,26 @@ impl Store {
         &mut self,
         mut work: impl FnMut(&Transaction<'_>) -> Result<T>,
     ) -> Result<T> {
+        // The retries below are the same for every caller: compiled once, with the
+        // caller's work behind a `dyn` (one indirect call a transaction), not once per
+        // closure type.
+        let mut value = None;
+        self.write_dyn(&mut |tx| {
+            value = Some(work(tx)?);
+            Ok(())
+        })?;
+        // Set by the attempt that committed: `write_dyn` is Ok only after one did.
+        Ok(value.expect("a committed write ran its work"))
+    }
+
+    fn write_dyn(&mut self, work: &mut dyn FnMut(&Transaction<'_>) -> Result<()>) -> Result<()> {
         let started = Instant::now();
         let mut pause = Duration::from_millis(2);
         loop {
-            let mut attempt = self.try_write(&mut work);
+            let mut attempt = self.try_write(&mut *work);
             if matches!(attempt, Err(Error::Full { .. })) && self.make_room() {
                 // The log was checkpointed and truncated: the room it held is free.
-                attempt = self.try_write(&mut work);
+                attempt = self.try_write(&mut *work);
             }
             match attempt.map_err(|error| error.in_file(&self.path)) {
                 Err(Error::Busy { .. }) if started.elapsed() < self.busy_deadline => {
@@ -268,13 +281,13 @@ impl Store {
         done
     }
 
-    fn try_write<T>(&mut self, work: &mut impl FnMut(&Transaction<'_>) -> Result<T>) -> Result<T> {
+    fn try_write(&mut self, work: &mut dyn FnMut(&Transaction<'_>) -> Result<()>) -> Result<()> {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let value = work(&tx)?;
+        work(&tx)?;
         tx.commit()?;
-        Ok(value)
+        Ok(())
     }
 
     fn set_pragmas(&mut self, options: &StoreOptions) -> Result<()> {

@@ -33,6 +33,7 @@
 mod decide;
 mod history;
 mod http;
+#[cfg(feature = "sync")]
 mod network;
 mod outcome;
 mod policy;
@@ -51,6 +52,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use history::SyncHistoryPoint;
 pub use http::{poll_interval, retry_after};
+#[cfg(feature = "sync")]
 pub use network::{NetworkWatch, NETWORK_DEBOUNCE};
 pub use outcome::{SkipReason, StartedBy, SyncOutcome, Trigger};
 pub use policy::{SyncPolicy, SyncPolicyError};

@@ -12,7 +12,7 @@ fn greet(name: &str) -> String {
 fn main() {
     let builder = tauri::Builder::default();
     // What an app adds for durable jobs: the plugin and one handler.
-    #[cfg(feature = "jobs")]
+    #[cfg(feature = "jobs-core")]
     let builder = builder.plugin(
         tauri_plugin_jobs::Builder::new()
             .handler(tauri_plugin_jobs::runner::Handler::new(

@@ -1,4 +1,5 @@
-//! The admin actions on jobs and kinds (the `admin` set, not in the default one).
+//! The admin actions on jobs and kinds (the `admin` set, not in the default one), and
+//! which kinds are paused.
 //! A job outside the window's scope is not found, checked in the transaction.
 
 use tauri::State;
@@ -46,4 +47,14 @@ pub async fn resume_kind(jobs: State<'_, Jobs>, scope: Scope, kind: String) -> C
     scope.kind(&kind)?;
     let queue = jobs.queue.clone();
     blocking(move || queue.resume_kind(&kind)).await
+}
+
+/// The job kinds paused now (in every process), of the kinds in the window's scope.
+#[tauri::command]
+#[cfg_attr(feature = "specta", specta::specta)]
+pub async fn paused_kinds(jobs: State<'_, Jobs>, scope: Scope) -> CommandResult<Vec<String>> {
+    let queue = jobs.queue.clone();
+    let mut kinds = blocking(move || queue.paused_kinds()).await?;
+    kinds.retain(|kind| scope.allows_kind(kind));
+    Ok(kinds)
 }

@@ -207,6 +207,12 @@ pub async fn cancel(
                 _ => CancelResult::AlreadyFinished,
             })
         }
+        #[cfg(not(feature = "local"))]
+        JobRef::Local(id) => Err(CommandError::new(
+            ErrorCode::NotFound,
+            format!("no local job {id}: this app is built without local jobs"),
+        )),
+        #[cfg(feature = "local")]
         JobRef::Local(id) => {
             let record = jobs
                 .local

@@ -94,6 +94,7 @@ pub struct TargetHistory {
 /// The history of `target` (`connector/account/name`), or of every target with
 /// history in the span, leaving out the targets outside the window's scope (one it
 /// may not read answers as one that never ran: `[]`). Spans as `job_history`'s.
+#[cfg(feature = "sync")]
 #[tauri::command]
 #[cfg_attr(feature = "specta", specta::specta)]
 pub async fn sync_history(

@@ -26,8 +26,11 @@ pub(super) mod durable;
 pub(super) mod events;
 pub(super) mod health;
 pub(super) mod history;
+#[cfg(feature = "local")]
 pub(super) mod local;
+#[cfg(feature = "schedules")]
 pub(super) mod schedules;
+#[cfg(feature = "sync")]
 pub(super) mod sync;
 pub(super) mod workflows;
 
@@ -35,16 +38,19 @@ pub use super::models::{
     AgentClaimArgs, AgentFinished, CancelResult, ComponentHealth, EnqueueArgs, JobRef, SyncStatus,
     WorkflowArgs, WorkflowStep,
 };
-pub use admin::{delete_job, pause_kind, resume_kind, retry_job};
+pub use admin::{delete_job, pause_kind, paused_kinds, resume_kind, retry_job};
 pub use agents::{agent_claim, agent_complete, agent_enqueue, agent_fail, agent_heartbeat};
 pub use durable::{cancel, enqueue, get_job, job_counts, list_jobs, prune_jobs};
 pub use events::{subscribe, unsubscribe};
 pub use health::plugin_health;
-pub use history::{job_history, sync_history, HistorySpan, KindHistory, TargetHistory};
+#[cfg(feature = "sync")]
+pub use history::sync_history;
+pub use history::{job_history, HistorySpan, KindHistory, TargetHistory};
+#[cfg(feature = "local")]
 pub use local::{get_local_job, list_local_jobs, run_local, spawn_awaitable, spawn_local};
-pub use schedules::{
-    list_schedules, pause_schedule, paused_kinds, resume_schedule, run_schedule_now,
-};
+#[cfg(feature = "schedules")]
+pub use schedules::{list_schedules, pause_schedule, resume_schedule, run_schedule_now};
+#[cfg(feature = "sync")]
 pub use sync::{disconnect_account, network_hint, sync_if_due, sync_now, sync_status};
 pub use workflows::{
     cancel_workflow, enqueue_workflow, get_workflow, job_dependencies, retry_workflow,
@@ -76,15 +82,27 @@ type CommandResult<T> = Result<T, CommandError>;
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> crate::Result<T> + Send + 'static,
 ) -> CommandResult<T> {
+    let (send, answer) = tokio::sync::oneshot::channel();
+    on_blocking_pool(Box::new(move || drop(send.send(work())))).await?;
+    answer
+        .await
+        .map_err(|error| stopped(&error))?
+        .map_err(CommandError::from)
+}
+
+/// Every command's work as one type of task on the blocking pool: the pool's code for
+/// a task is in the app's binary once, not once per command (docs/performance.md).
+async fn on_blocking_pool(work: Box<dyn FnOnce() + Send>) -> CommandResult<()> {
     tauri::async_runtime::spawn_blocking(work)
         .await
-        .map_err(|error| {
-            CommandError::new(
-                ErrorCode::Database,
-                format!("a database task stopped: {error}"),
-            )
-        })?
-        .map_err(CommandError::from)
+        .map_err(|error| stopped(&error))
+}
+
+fn stopped(error: &dyn std::fmt::Display) -> CommandError {
+    CommandError::new(
+        ErrorCode::Database,
+        format!("a database task stopped: {error}"),
+    )
 }
 
 fn invalid(argument: &str, reason: impl std::fmt::Display) -> CommandError {

@@ -1,4 +1,4 @@
-//! Schedules and paused kinds: read them, and (admin) run a schedule now, pause and
+//! Schedules (the `schedules` feature): read them, and (admin) run one now, pause and
 //! resume it.
 
 use tauri::State;
@@ -18,16 +18,6 @@ pub async fn list_schedules(jobs: State<'_, Jobs>, scope: Scope) -> CommandResul
     // A schedule shows a job kind and its payload: only those of kinds in scope.
     schedules.retain(|schedule| scope.allows_kind(&schedule.kind));
     Ok(schedules)
-}
-
-/// The job kinds paused now (in every process), of the kinds in the window's scope.
-#[tauri::command]
-#[cfg_attr(feature = "specta", specta::specta)]
-pub async fn paused_kinds(jobs: State<'_, Jobs>, scope: Scope) -> CommandResult<Vec<String>> {
-    let queue = jobs.queue.clone();
-    let mut kinds = blocking(move || queue.paused_kinds()).await?;
-    kinds.retain(|kind| scope.allows_kind(kind));
-    Ok(kinds)
 }
 
 /// Runs a schedule's job now, without moving its next run; returns the job (or the

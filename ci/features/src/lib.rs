@@ -1,0 +1,1 @@
+//! Nothing but its tests (`tests/`): the plugin built without its default features.

@@ -1,0 +1,99 @@
+//! The plugin built with `default-features = false`, as an app that runs only durable
+//! jobs builds it: its jobs run, and what the features bring is absent and says so.
+
+use serde_json::{json, Value};
+use tauri_plugin_jobs::runner::{Handler, JobContext};
+use tauri_plugin_jobs::testing::MockApp;
+use tauri_plugin_jobs::Builder;
+
+fn echo() -> Builder {
+    Builder::new().handler(Handler::new(
+        "echo",
+        |text: String, _ctx: JobContext| async move { Ok(text) },
+    ))
+}
+
+fn permissions() -> Value {
+    json!([{ "identifier": "jobs:default", "allow": [{ "kind": "echo" }] }])
+}
+
+/// The health of one of the plugin's components, from the `plugin_health` command.
+fn health_of(app: &MockApp, component: &str) -> Value {
+    let all = app.invoke("plugin_health", json!({})).unwrap();
+    all.as_array()
+        .unwrap()
+        .iter()
+        .find(|entry| entry["component"] == component)
+        .unwrap_or_else(|| panic!("no component {component} in {all}"))["health"]
+        .clone()
+}
+
+#[test]
+fn a_durable_job_runs_and_ends_with_its_result() {
+    let app = MockApp::new(echo(), permissions());
+    let events = app.subscribe("main");
+    let enqueued = app
+        .invoke("enqueue", json!({ "kind": "echo", "payload": "hi" }))
+        .unwrap();
+    let id = enqueued["id"].clone();
+    let ended = events
+        .next_matching(|e| {
+            e["event"]["type"] == "jobStateChanged" && e["event"]["to"] == "succeeded"
+        })
+        .expect("the job to succeed within the channel's wait");
+    assert_eq!(ended["event"]["id"], id);
+    let job = app.invoke("get_job", json!({ "id": id })).unwrap();
+    assert_eq!(job["result"], json!("hi"), "{job}");
+}
+
+#[test]
+fn the_commands_of_features_left_out_are_not_there() {
+    let app = MockApp::new(echo(), permissions());
+    for (command, args) in [
+        ("sync_now", json!({ "target": "demo/me/feed" })),
+        ("list_schedules", json!({})),
+        ("spawn_local", json!({ "kind": "export", "args": 1 })),
+    ] {
+        let refused = app.invoke(command, args).unwrap_err();
+        assert!(
+            refused.to_string().contains("not found"),
+            "{command}: {refused}"
+        );
+    }
+    // A local job's id answers as a missing job.
+    let refused = app
+        .invoke("cancel", json!({ "job": { "local": "local-1" } }))
+        .unwrap_err();
+    assert_eq!(refused["code"], json!("notFound"), "{refused}");
+}
+
+#[test]
+fn conditions_are_not_read_and_the_health_says_which_feature() {
+    let app = MockApp::new(echo(), permissions());
+    let health = health_of(&app, "conditions");
+    assert_eq!(health["status"], json!("warning"), "{health}");
+    assert!(
+        health["reason"]
+            .as_str()
+            .unwrap()
+            .contains("`system-conditions`"),
+        "{health}"
+    );
+}
+
+#[test]
+fn a_schedule_in_config_toml_is_refused_naming_the_feature() {
+    let app = MockApp::with_config(
+        echo(),
+        permissions(),
+        "[schedules.tidy]\nkind = \"echo\"\nevery = \"1h\"\n",
+    );
+    let health = health_of(&app, "config");
+    assert_eq!(health["status"], json!("error"), "{health}");
+    let reason = health["reason"].as_str().unwrap();
+    assert!(reason.contains("schedules.tidy"), "{reason}");
+    assert!(reason.contains("`schedules` feature"), "{reason}");
+    // The built-in settings apply: durable jobs still run.
+    let enqueued = app.invoke("enqueue", json!({ "kind": "echo", "payload": "still" }));
+    assert!(enqueued.is_ok(), "{enqueued:?}");
+}
