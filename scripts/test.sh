@@ -67,9 +67,6 @@ cargo clippy --locked --lib --no-default-features -- -D warnings
 # docs fail.
 RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --features testing,metrics
 cargo test --workspace --exclude jobs-features --locked --features tauri-plugin-jobs/metrics
-# The plugin with `default-features = false` (ci/features): a cargo call of its own,
-# since building it beside the other members turns the defaults back on.
-cargo test --locked -p jobs-features
 disk "after the tests"
 
 # The README's quick start in a fresh create-tauri-app project, built from what
@@ -91,4 +88,10 @@ disk "after the rusqlite 0.32.1 pass"
 
 # The example app in a real webview (Xvfb, tauri-driver, WebKitWebDriver).
 bash scripts/e2e.sh
+
+# The plugin with `default-features = false` (ci/features), on SQLite built without the
+# modules it does not use (ci/features/.cargo/config.toml, read from that directory): a
+# cargo call of its own, since building it beside the other members turns the
+# defaults back on; last, since the flags rebuild SQLite for any step after it.
+(cd ci/features && cargo test --locked)
 disk end

@@ -8,8 +8,9 @@
 //! - every ```ts block is in the quick start's page or in
 //!   `examples/tauri-app/src-ui/guide.ts` (both type-checked by `npm run typecheck`),
 //!   every ```html block in the quick start's page, every ```json block parses, every
-//!   ```toml block is the quick start's dependency line or a `config.toml` the plugin
-//!   takes, every ```sh line runs a script that exists or a tool named here;
+//!   ```toml block is the quick start's dependency line, a dependency line naming the
+//!   crate's own features, `ci/features`' `.cargo/config.toml` or a `config.toml` the
+//!   plugin takes, every ```sh line runs a script that exists or a tool named here;
 //! - every relative link resolves, anchors included;
 //! - the tables of error codes and sync outcomes list exactly what the bindings define,
 //!   and the README links to a page for each task the guide promises.
@@ -162,7 +163,13 @@ fn every_block_is_compiled_type_checked_or_read() {
                 }
                 "toml" => {
                     let line = block.body.trim();
-                    if !line.starts_with("tauri-plugin-jobs =") {
+                    if line.starts_with("[env]") {
+                        // An app's .cargo/config.toml: the one ci/features builds with.
+                        assert!(
+                            read("ci/features/.cargo/config.toml").contains(line),
+                            "{at} is not what ci/features builds with:\n{line}"
+                        );
+                    } else if !line.starts_with("tauri-plugin-jobs =") {
                         tauri_plugin_jobs::config::Config::parse(&block.body, "config.toml")
                             .unwrap_or_else(|error| panic!("{at}: {error}"));
                     } else if !dependency.contains(line) {

@@ -1,12 +1,14 @@
 //! The plugin's [`Builder`]: what the app registers (handlers, schedules, sync targets,
-//! local kinds, retired and agent kinds, where the files are), and `start`, which opens
-//! everything in `setup` and starts the loops.
+//! local kinds, retired and agent kinds, where the files are), and the Tauri plugin it
+//! builds; `start` opens everything in `setup` and starts the loops.
+
+mod start;
+
+pub(crate) use start::CONFIG_COMPONENT;
 
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
-#[cfg(feature = "sync")]
-use std::sync::Mutex;
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
@@ -14,30 +16,17 @@ use serde::Serialize;
 use tauri::plugin::TauriPlugin;
 use tauri::webview::PageLoadEvent;
 use tauri::{Manager, RunEvent, Runtime, WindowEvent};
-use tokio_util::sync::CancellationToken;
 
-#[cfg(feature = "local")]
-use super::LOCAL_JOBS_PER_WINDOW;
-use super::{commands, events, limits, Jobs, PLUGIN_NAME};
 #[cfg(feature = "sync")]
-use super::{triggers, REFRESH_FLOOR};
-use crate::bus::EventBus;
+use super::triggers;
+use super::{commands, Jobs, PLUGIN_NAME};
 use crate::conditions::ConditionSource;
-use crate::config::{Config, OnConfigError};
-#[cfg(feature = "local")]
-use crate::local::LocalJobs;
+use crate::config::OnConfigError;
 use crate::local::{BoxError, LocalJobContext, LocalKinds};
-#[cfg(feature = "sync")]
-use crate::locks::lock;
-use crate::model::{Health, HealthStatus};
-use crate::queue::{KindSpec, Queue, QueueOptions, Retire};
-use crate::runner::{Handler, Runner, RunnerSettings};
+use crate::queue::Retire;
+use crate::runner::Handler;
 use crate::scheduler::ScheduleSpec;
-#[cfg(feature = "schedules")]
-use crate::scheduler::Scheduler;
 use crate::sync::{DynSource, SyncPolicy, SyncSource, SyncTarget};
-#[cfg(feature = "sync")]
-use crate::sync::{SyncEngine, NETWORK_DEBOUNCE};
 use crate::typescript::Typescript;
 
 /// Builds the plugin: handlers, schedules, sync targets and the local job kinds the
@@ -150,7 +139,7 @@ impl Builder {
 
     /// How many local jobs of one kind one window may have running at once (jobs it
     /// started through `spawn_local`, `spawn_awaitable` or `run_local`);
-    /// [`LOCAL_JOBS_PER_WINDOW`] by default. More is refused with `limitReached`.
+    /// [`LOCAL_JOBS_PER_WINDOW`](super::LOCAL_JOBS_PER_WINDOW) by default. More is refused with `limitReached`.
     #[cfg(feature = "local")]
     #[cfg_attr(docsrs, doc(cfg(feature = "local")))]
     pub fn local_jobs_per_window(mut self, limit: usize) -> Self {
@@ -159,7 +148,7 @@ impl Builder {
     }
 
     /// How close to the end of a target's last run a Refresh (`sync_now` from the
-    /// webview) gets that run's outcome instead of a new run; [`REFRESH_FLOOR`] by
+    /// webview) gets that run's outcome instead of a new run; [`REFRESH_FLOOR`](super::REFRESH_FLOOR) by
     /// default, zero for none.
     #[cfg(feature = "sync")]
     #[cfg_attr(docsrs, doc(cfg(feature = "sync")))]
@@ -285,351 +274,5 @@ impl Builder {
                 _ => {}
             })
             .build()
-    }
-
-    /// Opens everything and starts the loops.
-    fn start<R: Runtime>(mut self, app: &tauri::AppHandle<R>) -> crate::Result<Jobs> {
-        let paths = app.path();
-        let config_path = match self.config.take() {
-            Some(path) => path,
-            None => paths
-                .app_config_dir()
-                .map_err(|error| crate::Error::invalid_argument("config", error.to_string()))?
-                .join("config.toml"),
-        };
-        let database = match self.database.take() {
-            Some(path) => path,
-            None => paths
-                .app_data_dir()
-                .map_err(|error| crate::Error::invalid_argument("database", error.to_string()))?
-                .join("raw.db"),
-        };
-        let bus = EventBus::new();
-        let conditions = self.conditions.take().unwrap_or_else(default_conditions);
-        let tried = Config::load(&config_path)
-            .and_then(|config| self.open(&database, Some(&config), &bus, &conditions));
-        let (opened, config_health) = match tried {
-            Ok(opened) => (opened, Health::healthy()),
-            Err(error)
-                if self.on_config_error == OnConfigError::UseDefaults
-                    && refuses_config(&error, &config_path) =>
-            {
-                tracing::error!(%error, path = %config_path.display(),
-                    "config.toml refused whole: starting on the built-in settings");
-                let opened = self.open(&database, None, &bus, &conditions)?;
-                // The webview reads it: the file by its name, not the user's path.
-                let name = config_path.file_name().map_or_else(
-                    || "config.toml".into(),
-                    |name| name.to_string_lossy().into_owned(),
-                );
-                let said = error
-                    .to_string()
-                    .replace(&config_path.display().to_string(), &name);
-                let health = Health::error(format!(
-                    "{said} (the file was refused whole: the built-in settings apply until \
-                     it is fixed and the app restarts)"
-                ));
-                (opened, health)
-            }
-            Err(error) => return Err(error),
-        };
-        report_conditions(&opened.queue);
-        let jobs = Jobs {
-            queue: opened.queue,
-            runner: opened.runner.clone(),
-            #[cfg(feature = "schedules")]
-            scheduler: opened.scheduler.clone(),
-            #[cfg(feature = "sync")]
-            sync: opened.sync.clone(),
-            #[cfg(feature = "local")]
-            local: LocalJobs::new(bus.clone()),
-            bus,
-            #[cfg(feature = "local")]
-            local_kinds: self.local_kinds,
-            subscriptions: events::Subscriptions::default(),
-            #[cfg(feature = "local")]
-            local_slots: limits::LocalSlots::new(
-                self.local_jobs_per_window.unwrap_or(LOCAL_JOBS_PER_WINDOW),
-            ),
-            #[cfg(feature = "sync")]
-            network_pass: limits::NetworkPass::default(),
-            #[cfg(feature = "sync")]
-            refresh_floor: self.refresh_floor.unwrap_or(REFRESH_FLOOR),
-            config_health,
-            grace: self.grace.unwrap_or(Duration::from_secs(5)),
-            stop: CancellationToken::new(),
-            #[cfg(feature = "sync")]
-            network: Mutex::new(None),
-        };
-        let runner = opened.runner;
-        #[cfg(feature = "schedules")]
-        let scheduler = opened.scheduler;
-        #[cfg(feature = "sync")]
-        let (sync, watch_network) = (opened.sync, !self.ignore_network);
-        let network = tauri::async_runtime::block_on(async move {
-            runner.start();
-            #[cfg(feature = "schedules")]
-            scheduler.start();
-            #[cfg(feature = "sync")]
-            let network = watch_network.then(|| sync.watch_network(NETWORK_DEBOUNCE));
-            #[cfg(feature = "sync")]
-            sync.start();
-            #[cfg(not(feature = "sync"))]
-            let network: Option<crate::Result<()>> = None;
-            network
-        });
-        match network {
-            #[cfg(feature = "sync")]
-            Some(Ok(watch)) => *lock(&jobs.network) = Some(watch),
-            #[cfg(not(feature = "sync"))]
-            Some(Ok(())) => {}
-            // A machine that will not say: the webview's hint and the retries remain.
-            Some(Err(error)) => tracing::warn!(%error, "no native network trigger"),
-            None => {}
-        }
-        Ok(jobs)
-    }
-
-    /// Opens the queue on `database` and makes the runner, scheduler and sync engine
-    /// as the code and `config` say (`None`: the file was refused), starting nothing.
-    /// Everything the file says is checked before a schedule is written, so a refused
-    /// file leaves only what the second call, without it, writes again: the kinds'
-    /// caps and limits as the code sets them. Without the file, the schedules it set
-    /// at an earlier start stay as they are.
-    fn open(
-        &self,
-        database: &std::path::Path,
-        file: Option<&Config>,
-        bus: &EventBus,
-        conditions: &Arc<dyn ConditionSource>,
-    ) -> crate::Result<Opened> {
-        let built_in = Config::default();
-        let config = file.unwrap_or(&built_in);
-        let queue = Queue::open(
-            database,
-            QueueOptions::new()
-                .bus(bus.clone())
-                .conditions_from(conditions.clone())
-                .config(&config.jobs),
-        )?;
-        for (kind, how) in &self.retired {
-            let retired = queue.retire_kind(kind, *how)?;
-            tracing::info!(kind = %kind, ?retired, "retired a job kind");
-        }
-        for kind in &self.agent_kinds {
-            queue.register_kind(kind.clone(), KindSpec::new());
-        }
-        let runner = Runner::new(
-            queue.clone(),
-            self.handlers.clone(),
-            RunnerSettings::from_config(&config.jobs),
-        )?;
-        // Checked before any schedule is written.
-        let targets = with_sync_config(self.targets.clone(), config)?;
-        #[cfg(feature = "schedules")]
-        let scheduler = Scheduler::new(queue.clone());
-        #[cfg(feature = "schedules")]
-        match file {
-            // The code's schedules as config.toml changes them, and the file's own.
-            Some(config) => drop(scheduler.declare(self.schedules.clone(), config)?),
-            None => drop(scheduler.declare_without_file(self.schedules.clone())?),
-        }
-        #[cfg(not(feature = "schedules"))]
-        if let Some(name) = config.schedules.keys().next() {
-            return Err(config.error(
-                &format!("schedules.{name}"),
-                "the app is built without the `schedules` feature of tauri-plugin-jobs",
-            ));
-        }
-        #[cfg(feature = "sync")]
-        let sync = SyncEngine::new(queue.clone());
-        #[cfg(feature = "sync")]
-        for (target, policy, source) in targets {
-            sync.register_dyn(target, policy, source)?;
-        }
-        #[cfg(not(feature = "sync"))]
-        drop(targets);
-        Ok(Opened {
-            queue,
-            runner,
-            #[cfg(feature = "schedules")]
-            scheduler,
-            #[cfg(feature = "sync")]
-            sync,
-        })
-    }
-}
-
-/// What [`Builder::open`] made.
-struct Opened {
-    queue: Queue,
-    runner: Runner,
-    #[cfg(feature = "schedules")]
-    scheduler: Scheduler,
-    #[cfg(feature = "sync")]
-    sync: SyncEngine,
-}
-
-/// Where conditions come from when the app names no source: the system's, with the
-/// `system-conditions` feature; none without it (constraints count as met, and the
-/// `conditions` component's health says why).
-fn default_conditions() -> Arc<dyn ConditionSource> {
-    #[cfg(feature = "system-conditions")]
-    return Arc::new(crate::conditions::SystemConditions::default());
-    #[cfg(not(feature = "system-conditions"))]
-    return Arc::new(crate::conditions::NotBuiltIn);
-}
-
-/// The component whose health says whether `config.toml` was refused.
-pub(crate) const CONFIG_COMPONENT: &str = "config";
-
-/// Whether `error` refuses the config file at `path`: anything in it is off, or it
-/// cannot be read.
-fn refuses_config(error: &crate::Error, path: &std::path::Path) -> bool {
-    match error {
-        crate::Error::Config { .. } => true,
-        crate::Error::Io { path: failed, .. } => failed == path,
-        _ => false,
-    }
-}
-
-/// Logs what the condition source cannot tell on this machine (constraints on it
-/// count as met); [`Queue::conditions_health`] says it to the app.
-fn report_conditions(queue: &Queue) {
-    let health = queue.conditions_health();
-    if health.status != HealthStatus::Healthy {
-        let reason = health.reason.unwrap_or_default();
-        tracing::info!(%reason, "some conditions for constrained jobs cannot be told here");
-    }
-}
-
-type Targets = Vec<(SyncTarget, SyncPolicy, Arc<dyn DynSource>)>;
-
-/// The app's sync targets with the policies `config.toml` changes; a section for a
-/// target the app does not register is an error naming it.
-fn with_sync_config(targets: Targets, config: &Config) -> crate::Result<Targets> {
-    let mut sections = config.sync.clone();
-    let targets = targets
-        .into_iter()
-        .map(|(target, policy, source)| {
-            let policy = match sections.remove(&target.to_string()) {
-                Some(section) => policy.with_config(&section),
-                None => policy,
-            };
-            (target, policy, source)
-        })
-        .collect();
-    match sections.keys().next() {
-        Some(target) => Err(config.error(
-            &format!("sync.\"{target}\""),
-            "the app registers no sync target by this name",
-        )),
-        None => Ok(targets),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use super::*;
-    use crate::sync::testing::FakeSource;
-
-    #[test]
-    fn config_changes_a_registered_targets_policy_and_refuses_an_unknown_one() {
-        let config = Config::parse(
-            "[sync.\"demo/me/feed\"]\nevery = \"10m\"\nmax_backoff = \"10s\"",
-            "/etc/app/config.toml",
-        )
-        .unwrap();
-        let targets: Targets = vec![(
-            SyncTarget::new("demo", "me", "feed"),
-            SyncPolicy::every(Duration::from_secs(60)),
-            Arc::new(FakeSource::new()),
-        )];
-        let changed = with_sync_config(targets, &config).unwrap();
-        let policy = changed[0].1;
-        assert_eq!(policy.interval(), Duration::from_secs(600));
-        assert_eq!(
-            policy.delay_for(5, 0.5),
-            Duration::from_secs(10),
-            "capped at 10 s"
-        );
-        assert!(policy.validate().is_ok(), "the base came down to the cap");
-
-        let Err(refused) = with_sync_config(Vec::new(), &config) else {
-            panic!("a section for no registered target was accepted");
-        };
-        let refused = refused.to_string();
-        assert!(refused.contains("sync.\"demo/me/feed\""), "{refused}");
-        assert!(refused.contains("registers no sync target"), "{refused}");
-    }
-
-    #[test]
-    fn a_refused_file_writes_no_schedule_and_keeps_the_ones_a_good_file_set() {
-        use crate::scheduler::Scheduler;
-        let dir = tempfile::tempdir().unwrap();
-        let database = dir.path().join("raw.db");
-        let builder = Builder::new()
-            .handler(Handler::new(
-                "echo",
-                |_: serde_json::Value, _ctx: crate::runner::JobContext| async move { Ok(()) },
-            ))
-            .schedule(ScheduleSpec::every(
-                "tidy",
-                "echo",
-                Duration::from_secs(3600),
-            ));
-        let (bus, conditions) = (
-            EventBus::new(),
-            Arc::new(crate::conditions::UnknownConditions) as Arc<dyn ConditionSource>,
-        );
-        let schedules = |queue: &Queue| {
-            let mut all: Vec<(String, Option<u64>, i64)> = Scheduler::new(queue.clone())
-                .list()
-                .unwrap()
-                .into_iter()
-                .map(|s| {
-                    (
-                        s.name,
-                        s.interval_ms.map(|ms| ms / 1000),
-                        s.next_run.as_millis(),
-                    )
-                })
-                .collect();
-            all.sort();
-            all
-        };
-        // A good file: it changes the code's schedule and adds one.
-        let good = Config::parse(
-            "[schedules.tidy]\nevery = \"2h\"\n\n[schedules.report]\nkind = \"echo\"\nevery = \"1h\"",
-            "config.toml",
-        )
-        .unwrap();
-        let opened = builder
-            .open(&database, Some(&good), &bus, &conditions)
-            .unwrap();
-        let set = schedules(&opened.queue);
-        assert_eq!(set.len(), 2);
-        assert_eq!((set[1].0.as_str(), set[1].1), ("tidy", Some(7200)));
-        drop(opened);
-
-        // A file that parses but fails later (a target the app does not register),
-        // with a schedule of its own before it: refused, and nothing of it written.
-        let bad = Config::parse(
-            "[schedules.extra]\nkind = \"echo\"\nevery = \"1m\"\n\n[sync.\"nope/me/x\"]\nevery = \"1h\"",
-            "config.toml",
-        )
-        .unwrap();
-        let Err(error) = builder.open(&database, Some(&bad), &bus, &conditions) else {
-            panic!("the file was taken");
-        };
-        assert!(
-            refuses_config(&error, std::path::Path::new("config.toml")),
-            "{error}"
-        );
-        // Started without it: the good file's schedules stay as they were.
-        let opened = builder.open(&database, None, &bus, &conditions).unwrap();
-        assert_eq!(schedules(&opened.queue), set, "a typo costs no schedule");
     }
 }
