@@ -60,9 +60,13 @@ npm test
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked --features tauri-plugin-jobs/metrics -- -D warnings
 # The crate as apps build it: without the `specta` feature the tests turn on; and
-# without its default features, as an app that runs only durable jobs builds it.
+# without its default features, as an app that runs only durable jobs builds it, alone
+# and with each feature.
 cargo clippy --locked --lib -- -D warnings
 cargo clippy --locked --lib --no-default-features -- -D warnings
+for feature in sync schedules local system-conditions; do
+  cargo clippy --locked --lib --no-default-features --features "$feature" -- -D warnings
+done
 # The docs as docs.rs builds them (its features): broken intra-doc links and missing
 # docs fail.
 RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --features testing,metrics

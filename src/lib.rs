@@ -32,7 +32,8 @@
 //! plugin, its commands and triggers), `schedules` (schedules, their commands, and the
 //! time-zone rules for cron), `local` (local jobs the webview starts) and
 //! `system-conditions` (power, metered networks and idle time read from the system).
-//! Off by default: `testing` (`testing::MockApp`) and `metrics`. An app that runs only
+//! Off by default: `testing` (`testing::MockApp`), `metrics`, and `specta` (this
+//! repository's own: the typed bindings' export). An app that runs only
 //! durable jobs writes `default-features = false`; the modules stay, and what a
 //! feature adds is the plugin running them and their commands (`docs/install.md`: what
 //! each costs in a release app).

@@ -83,7 +83,6 @@ fn blocks(text: &str) -> Vec<Block> {
     found
 }
 
-/// Whether `block` is, line for line, in one of `files`.
 /// A dependency line other than the quick start's names only features the crate has,
 /// and turns the defaults off only as `ci/features` (which tests that build) does.
 fn a_dependency_line_the_crate_takes(line: &str, at: &str) {
@@ -112,6 +111,7 @@ fn a_dependency_line_the_crate_takes(line: &str, at: &str) {
     }
 }
 
+/// Whether `block` is, line for line, in one of `files`.
 fn is_in(block: &str, files: &[String]) -> bool {
     let block = lines(block);
     files.iter().any(|file| {

@@ -160,7 +160,7 @@ impl Builder {
     /// Retires a job kind no handler of this build runs any more (it was removed in
     /// an update): at start, before anything runs, its queued jobs are cancelled, or
     /// every one of them not running is deleted, in one transaction, with the events a
-    /// page follows ([`Queue::retire_kind`]).
+    /// page follows ([`Queue::retire_kind`](crate::queue::Queue::retire_kind)).
     pub fn retire_kind(mut self, kind: impl Into<String>, how: Retire) -> Self {
         self.retired.push((kind.into(), how));
         self
@@ -202,7 +202,7 @@ impl Builder {
 
     /// Turns off the native network watch. By default the plugin watches the
     /// machine's network interfaces and, when connectivity comes back, retries offline
-    /// sync targets at once (see [`SyncEngine::watch_network`]); the webview's
+    /// sync targets at once (see [`SyncEngine::watch_network`](crate::sync::SyncEngine::watch_network)); the webview's
     /// `online` hint works either way.
     #[cfg(feature = "sync")]
     #[cfg_attr(docsrs, doc(cfg(feature = "sync")))]

@@ -97,3 +97,17 @@ fn a_schedule_in_config_toml_is_refused_naming_the_feature() {
     let enqueued = app.invoke("enqueue", json!({ "kind": "echo", "payload": "still" }));
     assert!(enqueued.is_ok(), "{enqueued:?}");
 }
+
+#[test]
+fn a_sync_target_in_config_toml_is_refused_naming_the_feature() {
+    let app = MockApp::with_config(
+        echo(),
+        permissions(),
+        "[sync.\"demo/me/feed\"]\nevery = \"10m\"\n",
+    );
+    let health = health_of(&app, "config");
+    assert_eq!(health["status"], json!("error"), "{health}");
+    let reason = health["reason"].as_str().unwrap();
+    assert!(reason.contains("sync.\"demo/me/feed\""), "{reason}");
+    assert!(reason.contains("`sync` feature"), "{reason}");
+}

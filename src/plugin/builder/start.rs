@@ -171,6 +171,13 @@ impl Builder {
             RunnerSettings::from_config(&config.jobs),
         )?;
         // Checked before any schedule is written.
+        #[cfg(not(feature = "sync"))]
+        if let Some(target) = config.sync.keys().next() {
+            return Err(config.error(
+                &format!("sync.\"{target}\""),
+                "the app is built without the `sync` feature of tauri-plugin-jobs",
+            ));
+        }
         let targets = with_sync_config(self.targets.clone(), config)?;
         #[cfg(feature = "schedules")]
         let scheduler = Scheduler::new(queue.clone());
@@ -279,8 +286,6 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::runner::Handler;
-    use crate::scheduler::ScheduleSpec;
     use crate::sync::testing::FakeSource;
 
     #[test]
@@ -313,8 +318,11 @@ mod tests {
         assert!(refused.contains("registers no sync target"), "{refused}");
     }
 
+    #[cfg(feature = "schedules")]
     #[test]
     fn a_refused_file_writes_no_schedule_and_keeps_the_ones_a_good_file_set() {
+        use crate::runner::Handler;
+        use crate::scheduler::ScheduleSpec;
         use crate::scheduler::Scheduler;
         let dir = tempfile::tempdir().unwrap();
         let database = dir.path().join("raw.db");

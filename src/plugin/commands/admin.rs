@@ -1,5 +1,5 @@
 //! The admin actions on jobs and kinds (the `admin` set, not in the default one), and
-//! which kinds are paused.
+//! which kinds are paused (`paused_kinds`, a read in the default set).
 //! A job outside the window's scope is not found, checked in the transaction.
 
 use tauri::State;
