@@ -174,11 +174,11 @@ fn text_len(row: &Row<'_>, index: usize) -> rusqlite::Result<usize> {
     })
 }
 
-/// Job counts by kind and status, in that order. Finished jobs are counted from
-/// `job_counts` (kept by the statements that reopen or delete jobs) plus the ends in
-/// each kind's current minute (its `minute` row, `store::history::jobs`), queued and
-/// running ones from `jobs_active`: no finished row is read, however many there are.
-pub(crate) fn counts(conn: &Connection) -> Result<Vec<KindCount>> {
+/// The page cache, in KiB, while [`counts`] scans the queued and running jobs' index.
+const SCAN_CACHE_KIB: i64 = 256;
+
+/// The finished jobs' tallies and the queued and running jobs, by kind and status.
+fn count_rows(conn: &Connection) -> Result<Vec<(String, JobStatus, i64)>> {
     let mut statement = conn.prepare_cached(
         "SELECT kind, status, n FROM job_counts WHERE status <> 'minute' \
          UNION ALL \
@@ -192,7 +192,24 @@ pub(crate) fn counts(conn: &Connection) -> Result<Vec<KindCount>> {
             r.get::<_, i64>(2)?,
         ))
     })?;
-    let mut counted = rows.collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// Job counts by kind and status, in that order. Finished jobs are counted from
+/// `job_counts` (kept by the statements that reopen or delete jobs) plus the ends in
+/// each kind's current minute (its `minute` row, `store::history::jobs`), queued and
+/// running ones from `jobs_active`: no finished row is read, however many there are.
+pub(crate) fn counts(conn: &Connection) -> Result<Vec<KindCount>> {
+    // The queued and running are counted from their index, which at a million jobs is
+    // many times the page cache: the scan would fill the cache with pages it reads
+    // once, and the process would keep that memory. With a small cache for the scan
+    // it does not grow (the pages stay in the system's file cache); the connection's
+    // own size comes back after it, whatever the scan did.
+    let kept: i64 = conn.query_row("PRAGMA cache_size", [], |r| r.get(0))?;
+    conn.pragma_update(None, "cache_size", -SCAN_CACHE_KIB)?;
+    let counted = count_rows(conn);
+    conn.pragma_update(None, "cache_size", kept)?;
+    let mut counted = counted?;
     for (kind, ended) in crate::store::history::minutes(conn)? {
         for (status, n) in ended.into_iter().filter(|(_, n)| *n > 0) {
             let n = i64::try_from(n).unwrap_or(i64::MAX);
