@@ -81,18 +81,25 @@ fn conditions_are_not_read_and_the_health_says_which_feature() {
     );
 }
 
-#[test]
-fn a_schedule_in_config_toml_is_refused_naming_the_feature() {
-    let app = MockApp::with_config(
-        echo(),
-        permissions(),
-        "[schedules.tidy]\nkind = \"echo\"\nevery = \"1h\"\n",
-    );
+/// The app started on `config`: the `config` component's health is an error naming
+/// `key` and `feature`; the app is returned to go on with.
+fn refused(config: &str, key: &str, feature: &str) -> MockApp {
+    let app = MockApp::with_config(echo(), permissions(), config);
     let health = health_of(&app, "config");
     assert_eq!(health["status"], json!("error"), "{health}");
     let reason = health["reason"].as_str().unwrap();
-    assert!(reason.contains("schedules.tidy"), "{reason}");
-    assert!(reason.contains("`schedules` feature"), "{reason}");
+    assert!(reason.contains(key), "{reason}");
+    assert!(reason.contains(&format!("`{feature}` feature")), "{reason}");
+    app
+}
+
+#[test]
+fn a_schedule_in_config_toml_is_refused_naming_the_feature() {
+    let app = refused(
+        "[schedules.tidy]\nkind = \"echo\"\nevery = \"1h\"\n",
+        "schedules.tidy",
+        "schedules",
+    );
     // The built-in settings apply: durable jobs still run.
     let enqueued = app.invoke("enqueue", json!({ "kind": "echo", "payload": "still" }));
     assert!(enqueued.is_ok(), "{enqueued:?}");
@@ -100,14 +107,9 @@ fn a_schedule_in_config_toml_is_refused_naming_the_feature() {
 
 #[test]
 fn a_sync_target_in_config_toml_is_refused_naming_the_feature() {
-    let app = MockApp::with_config(
-        echo(),
-        permissions(),
+    refused(
         "[sync.\"demo/me/feed\"]\nevery = \"10m\"\n",
+        "sync.\"demo/me/feed\"",
+        "sync",
     );
-    let health = health_of(&app, "config");
-    assert_eq!(health["status"], json!("error"), "{health}");
-    let reason = health["reason"].as_str().unwrap();
-    assert!(reason.contains("sync.\"demo/me/feed\""), "{reason}");
-    assert!(reason.contains("`sync` feature"), "{reason}");
 }
