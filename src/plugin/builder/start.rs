@@ -111,28 +111,24 @@ impl Builder {
         #[cfg(feature = "schedules")]
         let scheduler = opened.scheduler;
         #[cfg(feature = "sync")]
-        let (sync, watch_network) = (opened.sync, !self.ignore_network);
-        let network = tauri::async_runtime::block_on(async move {
+        let (sync, watch_network, network) = (opened.sync, !self.ignore_network, &jobs.network);
+        tauri::async_runtime::block_on(async move {
             runner.start();
             #[cfg(feature = "schedules")]
             scheduler.start();
             #[cfg(feature = "sync")]
-            let network = watch_network.then(|| sync.watch_network(NETWORK_DEBOUNCE));
-            #[cfg(feature = "sync")]
-            sync.start();
-            #[cfg(not(feature = "sync"))]
-            let network: Option<crate::Result<()>> = None;
-            network
+            {
+                if watch_network {
+                    match sync.watch_network(NETWORK_DEBOUNCE) {
+                        Ok(watch) => *lock(network) = Some(watch),
+                        // A machine that will not say: the webview's hint and the
+                        // retries remain.
+                        Err(error) => tracing::warn!(%error, "no native network trigger"),
+                    }
+                }
+                sync.start();
+            }
         });
-        match network {
-            #[cfg(feature = "sync")]
-            Some(Ok(watch)) => *lock(&jobs.network) = Some(watch),
-            #[cfg(not(feature = "sync"))]
-            Some(Ok(())) => {}
-            // A machine that will not say: the webview's hint and the retries remain.
-            Some(Err(error)) => tracing::warn!(%error, "no native network trigger"),
-            None => {}
-        }
         Ok(jobs)
     }
 
