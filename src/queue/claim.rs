@@ -243,6 +243,7 @@ impl Queue {
         let (results, claimed, changes, process) = db.store().write(|tx| {
             let mut changes = Changes::new();
             let mut results = Vec::with_capacity(batch.len());
+            let mut ends = jobs::Ends::default();
             for (lease, done, total) in progress {
                 jobs::set_progress(tx, &fence_of(lease), *done, *total)?;
             }
@@ -251,7 +252,7 @@ impl Queue {
                 let held = held.get(i).copied().flatten();
                 results.push(finish_one(
                     db,
-                    tx,
+                    (tx, &mut ends),
                     (lease, reach, held),
                     outcome,
                     refused,
@@ -410,38 +411,34 @@ fn claim_in(
     candidates.sort_unstable();
     candidates.truncate(request.max_jobs as usize);
     let mut claimed = Vec::with_capacity(candidates.len());
+    let mut marker = jobs::Marker::new(tx)?;
     for (candidate, kind) in candidates {
         let lease_length = request.lease_for(kind);
         let expires_at = now.saturating_add(lease_length);
         let token = new_token();
-        let (job, dependents) = match jobs::mark_running(
-            tx,
-            candidate.id,
-            (&request.worker, process),
-            token,
-            expires_at,
-            duration_millis(lease_length),
-            now,
-        ) {
-            Ok(claimed) => claimed,
-            Err(Error::StoredJson { id, column, reason }) => {
-                // A row written by something else that cannot be read back must
-                // not block every later claim: fail it, naming why.
-                let error = sanitize_error(&format!("stored {column} is not valid JSON: {reason}"));
-                let attempt = jobs::fail_unreadable(tx, id, &error, now)?;
-                changes.push(Change {
-                    id,
-                    kind: kind.to_owned(),
-                    from: Some(JobStatus::Queued),
-                    to: JobStatus::Failed,
-                    attempt,
-                    ran: None,
-                });
-                changes.extend(jobs::deps::resolve(tx, id, JobStatus::Failed, now)?);
-                continue;
-            }
-            Err(error) => return Err(error),
-        };
+        let lease = (token, expires_at, duration_millis(lease_length));
+        let (job, dependents) =
+            match marker.mark(candidate.id, (&request.worker, process), lease, now) {
+                Ok(claimed) => claimed,
+                Err(Error::StoredJson { id, column, reason }) => {
+                    // A row written by something else that cannot be read back must
+                    // not block every later claim: fail it, naming why.
+                    let error =
+                        sanitize_error(&format!("stored {column} is not valid JSON: {reason}"));
+                    let attempt = jobs::fail_unreadable(tx, id, &error, now)?;
+                    changes.push(Change {
+                        id,
+                        kind: kind.to_owned(),
+                        from: Some(JobStatus::Queued),
+                        to: JobStatus::Failed,
+                        attempt,
+                        ran: None,
+                    });
+                    changes.extend(jobs::deps::resolve(tx, id, JobStatus::Failed, now)?);
+                    continue;
+                }
+                Err(error) => return Err(error),
+            };
         changes.push(Change {
             id: job.id,
             kind: job.kind.clone(),
@@ -489,7 +486,7 @@ fn claim_in(
         };
         let held = Held {
             run_at: job.run_at,
-            // mark_running started it now.
+            // The marker started it now.
             started_at: now,
             alone: !dependents,
         };

@@ -289,9 +289,9 @@ pub(crate) struct Held {
 // ===== inside the transaction =====
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn finish_one(
+pub(super) fn finish_one<'t>(
     db: &Db,
-    tx: &Transaction<'_>,
+    (tx, ends): (&'t Transaction<'_>, &mut jobs::Ends<'t>),
     (lease, reach, held): (&Lease, Option<&Patterns>, Option<Held>),
     outcome: &Outcome,
     refused: Option<&str>,
@@ -303,7 +303,7 @@ pub(super) fn finish_one(
     if let (Some(held), None, Outcome::Succeeded(result), None) = (held, reach, outcome, refused) {
         if succeeded_held(
             db,
-            tx,
+            (tx, ends),
             (lease, &fence, held),
             result.as_ref(),
             specs,
@@ -378,9 +378,9 @@ pub(super) fn finish_one(
 /// no read through the fence first. Returns whether it wrote; when not (an invalid
 /// result, followers that came while it ran, a fence that no longer holds), nothing
 /// changed and [`finish_one`] takes the whole path.
-fn succeeded_held(
+fn succeeded_held<'t>(
     db: &Db,
-    tx: &Transaction<'_>,
+    (tx, ends): (&'t Transaction<'_>, &mut jobs::Ends<'t>),
     (lease, fence, held): (&Lease, &Fence<'_>, Held),
     result: Option<&Value>,
     specs: &HashMap<String, KindSpec>,
@@ -391,12 +391,12 @@ fn succeeded_held(
     let Ok(text) = check_result(db, lease.job_id, &lease.kind, result, spec) else {
         return Ok(false);
     };
-    let exit = Exit::Succeeded {
-        result: text.as_deref(),
-    };
     let (changed, follow_up) = if held.alone {
-        (jobs::exit_alone(tx, fence, &exit, now)?, Vec::new())
+        (ends.succeeded(tx, fence, text.as_deref(), now)?, Vec::new())
     } else {
+        let exit = Exit::Succeeded {
+            result: text.as_deref(),
+        };
         jobs::exit_flagged(tx, fence, &exit, now)?
     };
     if !changed {

@@ -136,6 +136,67 @@ pub(crate) fn renew(
     ))
 }
 
+// ?1 id, ?2 worker, ?3 attempt, ?4 now, ?5 token; ?6 and ?7 as each statement says.
+macro_rules! fenced_update {
+    ($set:literal, $also:literal, $follow_up:literal) => {
+        concat!(
+            "UPDATE jobs SET ",
+            $set,
+            $also,
+            ", lease_owner = NULL, lease_expires_at = NULL, lease_token = NULL, \
+             lease_process = NULL, lease_expiries = 0, \
+             updated_at = ?4 \
+             WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3 \
+             AND lease_token = ?5",
+            $follow_up
+        )
+    };
+}
+
+/// How a success ends that requires no follow-up and no dependents: the plain update
+/// [`exit_running`] tries first.
+const SUCCEEDED_PLAIN: &str = fenced_update!(
+    "status = 'succeeded', result = ?6, finished_at = ?4",
+    "",
+    " AND follow_up IS NULL AND has_dependents = 0"
+);
+
+/// The ends of the attempts a runner claimed itself and that had nobody waiting for
+/// them, in one transaction: their statement is prepared once for all of them
+/// (looking it up in the connection's cache hashes its text each time).
+#[derive(Default)]
+pub(crate) struct Ends<'t> {
+    succeeded: Option<rusqlite::CachedStatement<'t>>,
+}
+
+impl<'t> Ends<'t> {
+    /// [`exit_running`] for a success known to have no followers (the runner's own
+    /// attempt, as it claimed it): only the update that requires none runs. Returns
+    /// whether it changed the row; when not, nothing changed (the job has followers
+    /// after all, or the fence no longer holds) and the caller takes the whole path.
+    pub(crate) fn succeeded(
+        &mut self,
+        tx: &'t Transaction<'_>,
+        fence: &Fence<'_>,
+        result: Option<&str>,
+        now: Timestamp,
+    ) -> Result<bool> {
+        let statement = match &mut self.succeeded {
+            Some(statement) => statement,
+            empty => empty.insert(tx.prepare_cached(SUCCEEDED_PLAIN)?),
+        };
+        let params = params![
+            fence.id.raw(),
+            fence.worker,
+            fence.attempt,
+            now.as_millis(),
+            fence.token,
+            result
+        ];
+        Ok(statement.execute(params)? == 1)
+    }
+}
+
 /// How a fenced running job leaves the running state.
 pub(crate) enum Exit<'a> {
     Succeeded {
@@ -167,19 +228,6 @@ pub(crate) fn exit_running(
     Ok(exit_fenced(tx, fence, exit, now, known)?.1)
 }
 
-/// [`exit_running`] for an attempt known to have no followers (the runner's own, as
-/// it claimed it): only the update that requires none runs. Returns whether it
-/// changed the row; when not, nothing changed (the job has followers after all, or
-/// the fence no longer holds) and the caller takes the whole path.
-pub(crate) fn exit_alone(
-    tx: &Transaction<'_>,
-    fence: &Fence<'_>,
-    exit: &Exit<'_>,
-    now: Timestamp,
-) -> Result<bool> {
-    Ok(exit_fenced(tx, fence, exit, now, Some(Followers::default()))?.0)
-}
-
 /// [`exit_running`] for an attempt that had jobs waiting for it when it was claimed
 /// (the runner's own): the update that clears the flag runs at once, and the end
 /// resolves its dependents and takes a follow-up if one was queued meanwhile, with no
@@ -207,22 +255,6 @@ fn exit_fenced(
     now: Timestamp,
     known: Option<Followers>,
 ) -> Result<(bool, Vec<Change>)> {
-    // ?1 id, ?2 worker, ?3 attempt, ?4 now, ?5 token; ?6 and ?7 as each statement says.
-    macro_rules! fenced_update {
-        ($set:literal, $also:literal, $follow_up:literal) => {
-            concat!(
-                "UPDATE jobs SET ",
-                $set,
-                $also,
-                ", lease_owner = NULL, lease_expires_at = NULL, lease_token = NULL, \
-                 lease_process = NULL, lease_expiries = 0, \
-                 updated_at = ?4 \
-                 WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3 \
-                 AND lease_token = ?5",
-                $follow_up
-            )
-        };
-    }
     // Nearly every job has no follow-up (migration 10) and no job waiting for it
     // (migration 13): the statement that requires neither is the only one that runs
     // for them, so the check costs nothing. When it changes no row, either the job

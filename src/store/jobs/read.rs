@@ -51,21 +51,23 @@ pub(super) fn read_one(conn: &Connection, id: JobId) -> Result<Option<(Job, Opti
 /// [`read_one`] for the claim that just marked it running, and whether jobs wait for
 /// it (what the end of the attempt will have to resolve).
 pub(super) fn read_claimed(
-    conn: &Connection,
+    statement: &mut rusqlite::Statement<'_>,
     id: JobId,
 ) -> Result<Option<(Job, Option<Error>, bool)>> {
-    Ok(conn
-        .prepare_cached(concat!(
-            "SELECT ",
-            job_columns!(),
-            ", has_dependents FROM jobs WHERE id = ?1"
-        ))?
+    Ok(statement
         .query_row([id.raw()], |r| {
             let (job, unreadable) = job_from_row(r)?;
             Ok((job, unreadable, r.get(26)?))
         })
         .optional()?)
 }
+
+/// The statement [`read_claimed`] runs.
+pub(super) const READ_CLAIMED: &str = concat!(
+    "SELECT ",
+    job_columns!(),
+    ", has_dependents FROM jobs WHERE id = ?1"
+);
 
 /// A page of jobs, newest first, of the kinds `kinds` allows, ending early (after
 /// at least one job) once the payloads and results read pass `budget` bytes.
