@@ -261,6 +261,8 @@ impl Queue {
                     &mut changes,
                 )?);
             }
+            changes.extend(ends.flush(tx, now)?);
+            drop(ends);
             let mut process = None;
             let mut reclaimed = 0..0;
             let claimed = match request {

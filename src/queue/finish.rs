@@ -313,6 +313,9 @@ pub(super) fn finish_one<'t>(
             return Ok(Ok(Finished::Succeeded));
         }
     }
+    // Anything else comes after the successes before it, as if each had been
+    // written alone: the jobs waiting for them counted down first.
+    changes.extend(ends.flush(tx, now)?);
     // The lease identifies the attempt; what the job is (its kind, its attempts, a
     // cancel request) comes from the row, never from what the caller presents.
     let Some(attempt) = jobs::fenced(tx, &fence)?.filter(|a| jobs::within(reach, &a.kind)) else {
@@ -391,22 +394,13 @@ fn succeeded_held<'t>(
     let Ok(text) = check_result(db, lease.job_id, &lease.kind, result, spec) else {
         return Ok(false);
     };
-    let (changed, follow_up) = if held.alone {
-        (ends.succeeded(tx, fence, text.as_deref(), now)?, Vec::new())
-    } else {
-        let exit = Exit::Succeeded {
-            result: text.as_deref(),
-        };
-        jobs::exit_flagged(tx, fence, &exit, now)?
-    };
-    if !changed {
+    if !ends.succeeded(tx, (fence, !held.alone), text.as_deref(), now)? {
         return Ok(false);
     }
     changes.push(Change {
         ran: Some(Ran::between(held.run_at, held.started_at, now)),
         ..change(&lease.kind, fence, JobStatus::Running, JobStatus::Succeeded)
     });
-    changes.extend(follow_up);
     Ok(true)
 }
 

@@ -7,6 +7,7 @@ use crate::clock::Timestamp;
 use crate::error::Result;
 use crate::model::{JobId, JobStatus};
 
+use super::deps::Countdown;
 use super::{take_follow_up, Change};
 
 /// The fenced identity of a running attempt: who holds it, which attempt, and the
@@ -161,29 +162,51 @@ const SUCCEEDED_PLAIN: &str = fenced_update!(
     " AND follow_up IS NULL AND has_dependents = 0"
 );
 
-/// The ends of the attempts a runner claimed itself and that had nobody waiting for
-/// them, in one transaction: their statement is prepared once for all of them
-/// (looking it up in the connection's cache hashes its text each time).
+/// How a success ends that had jobs waiting for it when it was claimed, and no
+/// follow-up: the flag goes with the update, and they are counted down after it.
+const SUCCEEDED_FLAGGED: &str = fenced_update!(
+    "status = 'succeeded', result = ?6, finished_at = ?4",
+    ", has_dependents = 0",
+    " AND follow_up IS NULL"
+);
+
+/// The ends of the successes a runner claimed itself, in one transaction: their two
+/// statements are prepared once for all of them (looking one up in the connection's
+/// cache hashes its text each time), and the jobs waiting for them are counted down
+/// once for all of them ([`Countdown`]).
 #[derive(Default)]
 pub(crate) struct Ends<'t> {
-    succeeded: Option<rusqlite::CachedStatement<'t>>,
+    plain: Option<rusqlite::CachedStatement<'t>>,
+    flagged: Option<rusqlite::CachedStatement<'t>>,
+    countdown: Countdown,
 }
 
 impl<'t> Ends<'t> {
-    /// [`exit_running`] for a success known to have no followers (the runner's own
-    /// attempt, as it claimed it): only the update that requires none runs. Returns
-    /// whether it changed the row; when not, nothing changed (the job has followers
-    /// after all, or the fence no longer holds) and the caller takes the whole path.
+    /// [`exit_running`] for a success of the runner's own attempt, which knows from
+    /// its claim whether jobs waited for it (`waited_for`): only an update that
+    /// requires no follow-up (and, for one nobody waited for, no dependents) runs;
+    /// the jobs waiting for it are counted at the next [`flush`](Ends::flush). Returns
+    /// whether it changed the row; when not, nothing changed (the job has followers it
+    /// did not have at the claim, or the fence no longer holds) and the caller takes
+    /// the whole path, after a flush.
+    ///
+    /// Safe without reading the flags first: `has_dependents` is set only when a job
+    /// comes to wait for this one, and cleared only by this job's end.
     pub(crate) fn succeeded(
         &mut self,
         tx: &'t Transaction<'_>,
-        fence: &Fence<'_>,
+        (fence, waited_for): (&Fence<'_>, bool),
         result: Option<&str>,
         now: Timestamp,
     ) -> Result<bool> {
-        let statement = match &mut self.succeeded {
+        let (slot, sql) = if waited_for {
+            (&mut self.flagged, SUCCEEDED_FLAGGED)
+        } else {
+            (&mut self.plain, SUCCEEDED_PLAIN)
+        };
+        let statement = match slot {
             Some(statement) => statement,
-            empty => empty.insert(tx.prepare_cached(SUCCEEDED_PLAIN)?),
+            empty => empty.insert(tx.prepare_cached(sql)?),
         };
         let params = params![
             fence.id.raw(),
@@ -193,7 +216,17 @@ impl<'t> Ends<'t> {
             fence.token,
             result
         ];
-        Ok(statement.execute(params)? == 1)
+        let changed = statement.execute(params)? == 1;
+        if changed && waited_for {
+            self.countdown.succeeded(tx, fence.id)?;
+        }
+        Ok(changed)
+    }
+
+    /// Counts down the jobs waiting for the successes so far; returns the changes of
+    /// the ones it freed. Anything else written to jobs in the transaction comes after.
+    pub(crate) fn flush(&mut self, tx: &Transaction<'_>, now: Timestamp) -> Result<Vec<Change>> {
+        self.countdown.flush(tx, now)
     }
 }
 
@@ -226,25 +259,6 @@ pub(crate) fn exit_running(
     known: Option<Followers>,
 ) -> Result<Vec<Change>> {
     Ok(exit_fenced(tx, fence, exit, now, known)?.1)
-}
-
-/// [`exit_running`] for an attempt that had jobs waiting for it when it was claimed
-/// (the runner's own): the update that clears the flag runs at once, and the end
-/// resolves its dependents and takes a follow-up if one was queued meanwhile, with no
-/// read of the flags first. The flag is set only when a job comes to wait for this
-/// one and cleared only by this job's end, so it still holds. Returns whether it
-/// changed the row, and the changes that came of it.
-pub(crate) fn exit_flagged(
-    tx: &Transaction<'_>,
-    fence: &Fence<'_>,
-    exit: &Exit<'_>,
-    now: Timestamp,
-) -> Result<(bool, Vec<Change>)> {
-    let both = Followers {
-        follow_up: true,
-        dependents: true,
-    };
-    exit_fenced(tx, fence, exit, now, Some(both))
 }
 
 /// [`exit_running`], also saying whether the fenced update changed the row.

@@ -15,6 +15,11 @@ use std::collections::HashSet;
 
 use rusqlite::{params, OptionalExtension, Transaction};
 
+mod countdown;
+
+pub(crate) use countdown::Countdown;
+use countdown::{count_down, dependents_of};
+
 use super::{flag_kind_needs, status_from, tally, within, Change};
 use crate::clock::Timestamp;
 use crate::error::{Error, Result};
@@ -460,13 +465,7 @@ fn walk(
             )?
             .execute([dep.raw()])?;
         }
-        let dependents: Vec<JobId> = {
-            let mut statement =
-                tx.prepare_cached("SELECT job_id FROM job_deps WHERE dep_id = ?1")?;
-            let rows = statement.query_map([dep.raw()], |r| Ok(JobId::from_raw(r.get(0)?)))?;
-            rows.collect::<rusqlite::Result<_>>()?
-        };
-        for dependent in dependents {
+        for dependent in dependents_of(tx, dep)? {
             let ok = status == JobStatus::Succeeded
                 || tx
                     .prepare_cached("SELECT run_on_failed_deps FROM jobs WHERE id = ?1")?
@@ -493,39 +492,7 @@ fn walk(
                 }
                 continue;
             }
-            // Nearly always: one fewer to wait for, and more left.
-            let counted = tx
-                .prepare_cached(
-                    "UPDATE jobs SET deps_left = deps_left - 1 \
-                     WHERE id = ?1 AND status = 'queued' AND deps_left > 1",
-                )?
-                .execute([dependent.raw()])?;
-            if counted == 1 {
-                continue;
-            }
-            // The last one: free to run, and its edges are done with.
-            let freed = tx
-                .prepare_cached(
-                    "UPDATE jobs SET deps_left = 0, needs = needs & ~?2, updated_at = ?3 \
-                     WHERE id = ?1 AND status = 'queued' AND deps_left = 1",
-                )?
-                .execute(params![dependent.raw(), WAITING_FOR_JOBS, now.as_millis()])?;
-            if freed == 0 {
-                continue;
-            }
-            forget_waits(tx, dependent)?;
-            let (kind, attempt): (String, u32) = tx
-                .prepare_cached("SELECT kind, attempts FROM jobs WHERE id = ?1")?
-                .query_row([dependent.raw()], |r| Ok((r.get(0)?, r.get(1)?)))?;
-            // The runners hear of it as of any job queued now.
-            changes.push(Change {
-                id: dependent,
-                kind,
-                from: Some(JobStatus::Queued),
-                to: JobStatus::Queued,
-                attempt,
-                ran: None,
-            });
+            changes.extend(count_down(tx, dependent, 1, now)?);
         }
     }
     Ok(changes)

@@ -1,7 +1,10 @@
 //! The runner on a fake clock: tests call `drain`, `dispatch`, `maintain` and
 //! `finish_pending` instead of sleeping.
 
+#[path = "../common/mod.rs"]
 mod common;
+mod ends;
+mod interrupts;
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
@@ -12,9 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tauri_plugin_jobs::clock::Clock;
 use tauri_plugin_jobs::config::Config;
-use tauri_plugin_jobs::queue::{
-    CancelOutcome, ClaimRequest, EnqueueOptions, Finished, JobStatus, RetryPolicy,
-};
+use tauri_plugin_jobs::queue::{ClaimRequest, EnqueueOptions, Finished, JobStatus, RetryPolicy};
 use tauri_plugin_jobs::runner::{Handler, JobContext, JobError, Runner, RunnerSettings};
 use tokio::sync::Notify;
 
@@ -264,158 +265,6 @@ async fn leases_are_renewed_every_third_of_their_length() {
 }
 
 #[tokio::test]
-async fn a_lost_lease_cancels_the_handler_and_writes_nothing() {
-    let h = Harness::new();
-    let gate = Gate::default();
-    let runner = Runner::new(h.queue.clone(), vec![gate.handler("slow")], settings()).unwrap();
-    let id = h
-        .queue
-        .enqueue("slow", &0, EnqueueOptions::new())
-        .unwrap()
-        .id;
-    runner.dispatch().unwrap();
-    gate.started.notified().await;
-    // The runner stalls past its lease (no maintain) and another worker takes over.
-    h.advance(31 * SEC);
-    let thief = h.second_queue();
-    let stolen = thief
-        .claim(&ClaimRequest::new("thief", ["slow"]))
-        .unwrap()
-        .pop()
-        .unwrap();
-    runner.maintain().unwrap();
-    let ran = runner.drain().await.unwrap();
-    assert_eq!(ran.len(), 1);
-    assert!(
-        ran[0].finished.is_err(),
-        "nothing written: {:?}",
-        ran[0].finished
-    );
-    assert!(gate.dropped(), "the handler was interrupted");
-    let job = h.queue.get(id).unwrap().unwrap();
-    assert_eq!(
-        (job.status, job.lease_owner.as_deref()),
-        (JobStatus::Running, Some("thief"))
-    );
-    thief
-        .complete(&stolen.lease, Some(json!("thief's")))
-        .unwrap();
-    assert_eq!(
-        h.queue.get(id).unwrap().unwrap().result,
-        Some(json!("thief's"))
-    );
-}
-
-#[tokio::test]
-async fn cancelling_a_running_job_interrupts_its_handler() {
-    let h = Harness::new();
-    let gate = Gate::default();
-    let runner = Runner::new(h.queue.clone(), vec![gate.handler("slow")], settings()).unwrap();
-    let id = h
-        .queue
-        .enqueue("slow", &0, EnqueueOptions::new())
-        .unwrap()
-        .id;
-    runner.dispatch().unwrap();
-    gate.started.notified().await;
-    assert_eq!(h.queue.cancel(id).unwrap(), CancelOutcome::Requested);
-    runner.maintain().unwrap();
-    runner.drain().await.unwrap();
-    assert!(gate.dropped());
-    assert_eq!(
-        h.queue.get(id).unwrap().unwrap().status,
-        JobStatus::Cancelled
-    );
-}
-
-#[tokio::test]
-async fn a_cancel_from_another_process_arrives_with_the_next_heartbeat() {
-    let h = Harness::new();
-    let gate = Gate::default();
-    let runner = Runner::new(h.queue.clone(), vec![gate.handler("slow")], settings()).unwrap();
-    let id = h
-        .queue
-        .enqueue("slow", &0, EnqueueOptions::new())
-        .unwrap()
-        .id;
-    runner.dispatch().unwrap();
-    gate.started.notified().await;
-    h.second_queue().cancel(id).unwrap();
-    runner.maintain().unwrap();
-    tokio::task::yield_now().await;
-    assert!(!gate.dropped(), "not heard of yet");
-    h.advance(10 * SEC);
-    runner.maintain().unwrap();
-    runner.drain().await.unwrap();
-    assert!(gate.dropped());
-    assert_eq!(
-        h.queue.get(id).unwrap().unwrap().status,
-        JobStatus::Cancelled
-    );
-}
-
-#[tokio::test(start_paused = true)]
-async fn stop_waits_for_the_grace_period_then_releases_without_counting_the_attempt() {
-    let h = Harness::new();
-    let quick_gate = Gate::default();
-    let stuck_gate = Gate::default();
-    let handlers = vec![quick_gate.handler("quick"), stuck_gate.handler("stuck")];
-    let runner = Runner::new(h.queue.clone(), handlers, settings()).unwrap();
-    let quick = h
-        .queue
-        .enqueue("quick", &0, EnqueueOptions::new())
-        .unwrap()
-        .id;
-    let stuck = h
-        .queue
-        .enqueue("stuck", &0, EnqueueOptions::new())
-        .unwrap()
-        .id;
-    assert_eq!(runner.dispatch().unwrap(), 2);
-    stuck_gate.started.notified().await;
-
-    let opener = tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_secs(1)).await;
-        quick_gate.open.notify_one();
-    });
-    runner.stop(Duration::from_secs(5)).await.unwrap();
-    opener.await.unwrap();
-
-    assert_eq!(
-        h.queue.get(quick).unwrap().unwrap().status,
-        JobStatus::Succeeded
-    );
-    let stuck_job = h.queue.get(stuck).unwrap().unwrap();
-    assert_eq!(
-        (stuck_job.status, stuck_job.attempts),
-        (JobStatus::Queued, 0)
-    );
-    assert!(stuck_gate.dropped());
-    assert_eq!(
-        runner.dispatch().unwrap(),
-        0,
-        "a stopped runner claims nothing"
-    );
-
-    // The next start runs it.
-    let next = Runner::new(
-        h.queue.clone(),
-        vec![Handler::new(
-            "stuck",
-            |_: serde_json::Value, _ctx: JobContext| async move { Ok(()) },
-        )],
-        settings(),
-    )
-    .unwrap();
-    next.drain().await.unwrap();
-    let stuck_job = h.queue.get(stuck).unwrap().unwrap();
-    assert_eq!(
-        (stuck_job.status, stuck_job.attempts),
-        (JobStatus::Succeeded, 1)
-    );
-}
-
-#[tokio::test]
 async fn config_kind_limits_win_over_the_handler_default() {
     let h = Harness::new();
     let config = Config::parse(
@@ -569,44 +418,6 @@ async fn a_handler_can_use_the_runtime_before_its_first_await() {
 }
 
 #[tokio::test]
-async fn a_started_runner_acts_on_a_cancel_at_once() {
-    // No poll and no lease renewal falls due during the test: only the cancel's own
-    // wake-up can reach the runner's thread in time.
-    let h = Harness::new();
-    let mut events = h.queue.bus().subscribe(64);
-    let gate = Gate::default();
-    let mut settings = settings();
-    settings.poll_interval = Duration::from_secs(3600);
-    settings.lease = Duration::from_secs(3600);
-    let runner = Runner::new(h.queue.clone(), vec![gate.handler("slow")], settings).unwrap();
-    let started = gate.started.notified();
-    runner.start();
-    let id = h
-        .queue
-        .enqueue("slow", &0, EnqueueOptions::new())
-        .unwrap()
-        .id;
-    tokio::time::timeout(Duration::from_secs(10), started)
-        .await
-        .expect("the handler started");
-    assert_eq!(h.queue.cancel(id).unwrap(), CancelOutcome::Requested);
-    let cancelled = async {
-        while let Some(event) = events.next().await {
-            if let tauri_plugin_jobs::bus::Event::JobStateChanged(change) = &*event {
-                if change.id == id && change.to == JobStatus::Cancelled {
-                    return;
-                }
-            }
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(10), cancelled)
-        .await
-        .expect("the cancel reached the runner without waiting for a poll");
-    assert!(gate.dropped());
-    runner.stop(Duration::from_secs(5)).await.unwrap();
-}
-
-#[tokio::test]
 async fn a_handler_closure_that_panics_before_its_future_is_a_failed_attempt() {
     let h = Harness::new();
     let eager = Handler::new(
@@ -641,92 +452,4 @@ async fn a_handler_closure_that_panics_before_its_future_is_a_failed_attempt() {
         h.queue.get(good).unwrap().unwrap().status,
         JobStatus::Succeeded
     );
-}
-
-/// The runner ends its own successes with one fenced update when nothing hangs on
-/// them, and with the update and its followers' work when a job waited for them at the
-/// claim; a follow-up run queued while the job ran, or a job that came to wait for it,
-/// takes the whole path: all are still done, and the history keeps each attempt's
-/// wait and run.
-#[tokio::test]
-async fn a_success_with_a_follow_up_or_a_waiting_job_still_frees_them() {
-    use tauri_plugin_jobs::queue::{HistoryRange, OnDuplicate};
-    let h = Harness::new();
-    // The first save waits for `open`; the follow-up (payload 2) does not.
-    let (open, started) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
-    let save = {
-        let (open, started) = (open.clone(), started.clone());
-        Handler::new("save", move |n: i64, _ctx: JobContext| {
-            let (open, started) = (open.clone(), started.clone());
-            async move {
-                if n == 1 {
-                    started.notify_one();
-                    open.notified().await;
-                }
-                Ok(n)
-            }
-        })
-    };
-    let runner = Runner::new(h.queue.clone(), vec![save, add_handler()], settings()).unwrap();
-    let keyed = || {
-        EnqueueOptions::new()
-            .dedupe_key("settings")
-            .on_duplicate(OnDuplicate::Replace)
-    };
-    let add = |a: i64, options| h.queue.enqueue("add", &json!({"a": a, "b": 2}), options);
-    let plain = add(1, EnqueueOptions::new()).unwrap().id;
-    // A job that waits for the plain one from before its claim.
-    let after_plain = add(5, EnqueueOptions::new().after([plain])).unwrap().id;
-    h.advance(3 * SEC);
-    let first = h.queue.enqueue("save", &1, keyed()).unwrap().id;
-    h.advance(2 * SEC);
-    assert_eq!(runner.dispatch().unwrap(), 2);
-    started.notified().await;
-    let follow_up = h.queue.enqueue("save", &2, keyed()).unwrap();
-    assert_eq!(follow_up.id, first, "a follow-up rides on the running job");
-    let waiting = add(2, EnqueueOptions::new().after([first])).unwrap().id;
-    h.advance(4 * SEC);
-    open.notify_one();
-    let ran = runner.drain().await.unwrap();
-    assert!(ran.iter().all(|r| r.finished.is_ok()), "{ran:?}");
-    let job = |id| h.queue.get(id).unwrap().unwrap();
-    assert_eq!(job(plain).result, Some(json!(3)));
-    assert_eq!(job(first).result, Some(json!(1)));
-    assert_eq!(job(waiting).result, Some(json!(4)), "freed, then run");
-    assert_eq!(job(after_plain).result, Some(json!(7)), "freed, then run");
-    let jobs = h.queue.list(&Default::default()).unwrap();
-    let saves: Vec<_> = jobs.iter().filter(|job| job.kind == "save").collect();
-    assert_eq!(
-        saves.len(),
-        2,
-        "the follow-up was queued and ran: {saves:?}"
-    );
-    assert!(saves.iter().any(|job| job.result == Some(json!(2))));
-    // Waits and runs as the rows say (never under the true figure, at most √2 over):
-    // the add that waited for the plain one counts from its enqueue, 9 s (the plain
-    // one's end was written at the drain); the first save waited 2 s and ran 4 s.
-    let history = |kind| {
-        h.queue
-            .history(kind, HistoryRange::last_hour(h.clock.now()))
-    };
-    let most = |points: &[tauri_plugin_jobs::queue::HistoryPoint], of: fn(&_) -> Option<u64>| {
-        points.iter().filter_map(of).max().unwrap_or(0)
-    };
-    let (adds, saves) = (history("add").unwrap(), history("save").unwrap());
-    assert_eq!(adds.iter().map(|p| p.succeeded).sum::<u64>(), 3);
-    assert_eq!(saves.iter().map(|p| p.succeeded).sum::<u64>(), 2);
-    let wait = most(&adds, |p| p.wait_p95_ms);
-    assert!(
-        (9000..=12728).contains(&wait),
-        "add waited {wait} ms: {adds:?}"
-    );
-    let (wait, run) = (
-        most(&saves, |p| p.wait_p95_ms),
-        most(&saves, |p| p.run_p95_ms),
-    );
-    assert!(
-        (2000..=2829).contains(&wait),
-        "save waited {wait} ms: {saves:?}"
-    );
-    assert!((4000..=5657).contains(&run), "save ran {run} ms: {saves:?}");
 }
