@@ -73,12 +73,55 @@ impl Queue {
         let prepared = prepare(db, jobs, now)?;
         db.write(now, |tx, changes| {
             let mut next = NextId::new();
-            prepared
-                .iter()
-                .map(|job| insert_within(tx, job, now, &mut next, changes, reach))
-                .collect()
+            let mut done = Vec::with_capacity(prepared.len());
+            let mut rest = &prepared[..];
+            while let Some(job) = rest.first() {
+                // A run of plain jobs goes in with few statements; anything else alone,
+                // in its place (ids follow the input's order).
+                let plain = rest.iter().take_while(|job| job.is_plain()).count();
+                if plain > 1 {
+                    done.extend(insert_plain(tx, &rest[..plain], now, &mut next, changes)?);
+                    rest = &rest[plain..];
+                } else {
+                    done.push(insert_within(tx, job, now, &mut next, changes, reach)?);
+                    rest = &rest[1..];
+                }
+            }
+            Ok(done)
         })
     }
+}
+
+/// Inserts plain jobs ([`PreparedJob::is_plain`]): nothing to look up first, nothing
+/// to attach after; what the caller may read does not come into it.
+fn insert_plain(
+    tx: &Transaction<'_>,
+    jobs: &[PreparedJob],
+    now: Timestamp,
+    next: &mut NextId,
+    changes: &mut Changes,
+) -> Result<Vec<Enqueued>> {
+    let rows: Vec<NewRow<'_>> = jobs.iter().map(|job| job.row(now)).collect();
+    let ids = jobs::insert_plain(tx, &rows, next)?;
+    Ok(jobs
+        .iter()
+        .zip(ids)
+        .map(|(job, id)| {
+            changes.push(Change {
+                id,
+                kind: job.kind.clone(),
+                from: None,
+                to: JobStatus::Queued,
+                attempt: 0,
+                ran: None,
+            });
+            Enqueued {
+                id,
+                created: true,
+                outcome: EnqueueOutcome::Created,
+            }
+        })
+        .collect())
 }
 
 // ===== inserts within a transaction =====
@@ -146,25 +189,7 @@ pub(crate) fn insert_reaching(
     if let Some(parent) = job.parent.filter(|parent| !own_job(*parent)) {
         readable(parent)?;
     }
-    let (id, outcome, attempt) = jobs::insert(
-        tx,
-        &NewRow {
-            kind: &job.kind,
-            payload: &job.payload,
-            priority: job.priority,
-            run_at: job.run_at,
-            max_attempts: job.max_attempts,
-            dedupe_key: job.dedupe_key.as_deref(),
-            parent: job.parent,
-            actor: job.actor,
-            timeout_ms: job.timeout_ms,
-            payload_version: job.payload_version,
-            on_duplicate: job.on_duplicate,
-            needs: job.needs,
-            now,
-        },
-        next,
-    )?;
+    let (id, outcome, attempt) = jobs::insert(tx, &job.row(now), next)?;
     let waits = !job.after.is_empty() || job.after_pieces_of.is_some();
     let mut cancelled = None;
     if outcome == EnqueueOutcome::Created && waits {

@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::json::{drop_deep, too_deep};
 use crate::kinds::KindSpec;
 use crate::model::{Actor, DependencyFailure, JobId, OnDuplicate, Priority};
+use crate::store::jobs::NewRow;
 
 /// Checks `job` as [`Queue::enqueue`](super::Queue::enqueue) would, without writing anything.
 pub(crate) fn check_new(db: &Db, job: NewJob, now: Timestamp) -> Result<()> {
@@ -163,6 +164,37 @@ pub(crate) struct PreparedJob {
     pub(super) after: Vec<JobId>,
     pub(super) after_pieces_of: Option<JobId>,
     pub(super) run_on_failed_deps: bool,
+}
+
+impl PreparedJob {
+    /// The row to insert for it at `now`.
+    pub(super) fn row(&self, now: Timestamp) -> NewRow<'_> {
+        NewRow {
+            kind: &self.kind,
+            payload: &self.payload,
+            priority: self.priority,
+            run_at: self.run_at,
+            max_attempts: self.max_attempts,
+            dedupe_key: self.dedupe_key.as_deref(),
+            parent: self.parent,
+            actor: self.actor,
+            timeout_ms: self.timeout_ms,
+            payload_version: self.payload_version,
+            on_duplicate: self.on_duplicate,
+            needs: self.needs,
+            now,
+        }
+    }
+
+    /// No dedupe key, parent, constraints or jobs to wait for: an insert and nothing
+    /// else, whoever asks.
+    pub(super) fn is_plain(&self) -> bool {
+        self.dedupe_key.is_none()
+            && self.parent.is_none()
+            && self.needs == 0
+            && self.after.is_empty()
+            && self.after_pieces_of.is_none()
+    }
 }
 
 pub(crate) fn check_kind(kind: &str) -> Result<()> {

@@ -85,6 +85,71 @@ fn batch_enqueue_is_all_or_nothing() {
     assert_eq!(total, 100, "the failed batch added nothing");
 }
 
+/// A batch stores every field of each job, and gives out ids in its order, whether a
+/// job is plain (inserted many to a statement) or not (alone, in its place), and
+/// each is heard of as a queued job.
+#[test]
+fn a_batch_of_plain_and_keyed_jobs_stores_each_in_order() {
+    let h = Harness::new();
+    let mut events = h.queue.bus().subscribe(256);
+    let plain = |i: i64| {
+        NewJob::new("bulk", json!({ "n": i })).options(
+            EnqueueOptions::new()
+                .priority(Priority(i as i32))
+                .delay(Duration::from_millis(i as u64))
+                .max_attempts(1 + i as u32)
+                .timeout(Duration::from_secs(1 + i as u64))
+                .actor(if i % 2 == 0 {
+                    Actor::User
+                } else {
+                    Actor::Agent
+                }),
+        )
+    };
+    // 40 plain (a statement of 32, then 8 one by one), a keyed one, 29 plain.
+    let batch: Vec<NewJob> = (0..40)
+        .map(plain)
+        .chain([NewJob::new("bulk", json!("keyed")).options(EnqueueOptions::new().dedupe_key("k"))])
+        .chain((41..70).map(plain))
+        .collect();
+    let done = h.queue.enqueue_batch(batch).unwrap();
+    assert_eq!(done.len(), 70);
+    assert!(done.iter().all(|enqueued| enqueued.created));
+    assert!(done.windows(2).all(|w| w[1].id.raw() == w[0].id.raw() + 1));
+    for (i, enqueued) in done.iter().enumerate() {
+        let job = h.queue.get(enqueued.id).unwrap().unwrap();
+        let i = i as i64;
+        if i == 40 {
+            assert_eq!(job.payload, json!("keyed"));
+            assert_eq!(job.dedupe_key.as_deref(), Some("k"));
+            continue;
+        }
+        assert_eq!(job.kind, "bulk");
+        assert_eq!(job.payload, json!({ "n": i }));
+        assert_eq!(job.status, JobStatus::Queued);
+        assert_eq!(job.priority, Priority(i as i32));
+        assert_eq!(
+            job.run_at,
+            START.saturating_add(Duration::from_millis(i as u64))
+        );
+        assert_eq!(job.max_attempts, 1 + i as u32);
+        assert_eq!(job.timeout_ms, Some(1000 * (1 + i as u64)));
+        let actor = if i % 2 == 0 {
+            Actor::User
+        } else {
+            Actor::Agent
+        };
+        assert_eq!(job.actor, actor);
+        assert_eq!((job.created_at, job.updated_at), (START, START));
+        assert_eq!((job.attempts, job.dedupe_key, job.parent), (0, None, None));
+    }
+    let mut heard = Vec::new();
+    while let Some(event) = events.try_next() {
+        heard.push(event);
+    }
+    assert_eq!(heard.len(), 70, "one event a job: {heard:?}");
+}
+
 #[test]
 fn bad_arguments_are_typed_errors_naming_the_argument() {
     let h = Harness::new();
