@@ -324,3 +324,95 @@ fn a_job_one_of_whose_dependencies_is_gone_stays_cancelled_when_retried() {
     assert_eq!((retried.requeued, retried.waiting_again), (1, 0));
     assert_eq!(status(&h.queue, ids.then[0]), JobStatus::Cancelled);
 }
+
+#[test]
+fn a_workflow_waiting_at_the_upgrade_to_migration_17_keeps_its_count() {
+    // A file as migration 16 left it: the waiting job's count in its own row.
+    let h = Harness::new();
+    let ids = h.queue.enqueue_workflow(import(3)).unwrap();
+    let path = h.queue.path().to_owned();
+    let Harness {
+        dir: _dir,
+        queue,
+        clock,
+        ..
+    } = h;
+    let first = queue
+        .claim(&ClaimRequest::new("w", ["embed"]).max_jobs(1))
+        .unwrap();
+    queue.complete(&first[0].lease, None).unwrap();
+    drop(queue);
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "UPDATE jobs SET deps_left = (SELECT n FROM job_counts \
+                 WHERE kind = '' AND status = CAST(jobs.id AS TEXT)) WHERE needs & 4 <> 0; \
+             DELETE FROM job_counts WHERE kind = ''; \
+             PRAGMA user_version = 16;",
+        )
+        .unwrap();
+    }
+    let queue = Queue::open(&path, QueueOptions::new().clock(clock)).unwrap();
+    let waiting = queue.get(ids.then[0]).unwrap().unwrap();
+    assert_eq!(waiting.waiting_on_jobs, 2);
+    // The count moved; the column is no longer read.
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let left: i64 = conn
+        .query_row("SELECT sum(deps_left) FROM jobs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(left, 0);
+    for (i, claimed) in claim_all(&queue, &["embed"]).iter().enumerate() {
+        assert!(claim_all(&queue, &["reindex"]).is_empty(), "after {i}");
+        queue.complete(&claimed.lease, None).unwrap();
+    }
+    let last = claim_all(&queue, &["reindex"]);
+    assert_eq!(last.len(), 1);
+    assert_eq!(last[0].job.id, ids.then[0]);
+    // Its count went with it.
+    let counts: i64 = conn
+        .query_row("SELECT count(*) FROM job_counts WHERE kind = ''", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(counts, 0);
+}
+
+#[test]
+fn a_pieces_end_writes_no_page_for_the_job_waiting_for_it() {
+    // The same end, in a file where a job waits for the piece and in one where none
+    // does: the log grows by as many pages (the count rides in `job_counts`, whose
+    // page every end writes). Pages are appended to the log, one frame each.
+    let wal_growth = |waiting: bool| -> u64 {
+        let h = Harness::new();
+        let pieces: Vec<JobId> = (0..3)
+            .map(|i| {
+                h.queue
+                    .enqueue("embed", &json!({ "n": i }), EnqueueOptions::new())
+                    .unwrap()
+                    .id
+            })
+            .collect();
+        // Rows enough between the pieces and the waiting job that its row is on a
+        // page of its own.
+        let filler = "x".repeat(200);
+        h.queue
+            .enqueue_batch((0..100).map(|_| NewJob::new("filler", json!(filler))))
+            .unwrap();
+        if waiting {
+            h.queue
+                .enqueue("reindex", &json!({}), EnqueueOptions::new().after(pieces))
+                .unwrap();
+        }
+        let claimed = claim_all(&h.queue, &["embed"]);
+        // The first end of a kind writes its tally's row; the second is measured (the
+        // third, which frees the waiting job, writes its row and index entry).
+        h.queue.complete(&claimed[0].lease, None).unwrap();
+        let wal = h.queue.path().with_extension("db-wal");
+        let before = std::fs::metadata(&wal).unwrap().len();
+        h.queue.complete(&claimed[1].lease, None).unwrap();
+        std::fs::metadata(&wal).unwrap().len() - before
+    };
+    let alone = wal_growth(false);
+    assert!(alone > 0);
+    assert_eq!(wal_growth(true), alone);
+}

@@ -128,7 +128,7 @@ pub(crate) fn cancel(
             // A job that waited for others waits no more.
             tx.prepare_cached(
                 "UPDATE jobs SET status = 'cancelled', finished_at = ?2, updated_at = ?2, \
-                 deps_left = 0, needs = needs & ~?3 WHERE id = ?1",
+                 needs = needs & ~?3 WHERE id = ?1",
             )?
             .execute(params![
                 id.raw(),
@@ -231,7 +231,7 @@ pub(crate) fn cancel_kind(
     let cancelled: Vec<super::Change> = {
         let mut statement = tx.prepare_cached(
             "UPDATE jobs SET status = 'cancelled', finished_at = ?2, updated_at = ?2, \
-             deps_left = 0, needs = needs & ~?3 \
+             needs = needs & ~?3 \
              WHERE kind = ?1 AND status = 'queued' RETURNING id, attempts",
         )?;
         let rows = statement.query_map(

@@ -178,7 +178,7 @@ const SUCCEEDED_FLAGGED: &str = fenced_update!(
 pub(crate) struct Ends<'t> {
     plain: Option<rusqlite::CachedStatement<'t>>,
     flagged: Option<rusqlite::CachedStatement<'t>>,
-    countdown: Countdown,
+    countdown: Countdown<'t>,
 }
 
 impl<'t> Ends<'t> {

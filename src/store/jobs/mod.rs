@@ -6,13 +6,26 @@
 /// The columns of a [`Job`](crate::model::Job), in the order `read::job_from_row` reads them. A macro, so
 /// that the statements built from it are constants: hot statements are looked up in
 /// the statement cache by their text, and formatting that text on every call was a
-/// measurable share of a claim.
+/// measurable share of a claim. The last column is how many jobs a waiting one still
+/// waits for (its row in `job_counts`, migration 17; `4` is [`WAITING_FOR_JOBS`]);
+/// `job_columns!("0")` reads a job known to wait for none (one just claimed).
+///
+/// [`WAITING_FOR_JOBS`]: crate::model::WAITING_FOR_JOBS
 macro_rules! job_columns {
     () => {
-        "id, kind, payload, status, priority, run_at, attempts, max_attempts, \
-         lease_owner, lease_expires_at, cancel_requested, dedupe_key, last_error, result, \
-         parent_id, actor, created_at, updated_at, finished_at, started_at, timeout_ms, \
-         progress_done, progress_total, payload_version, needs, deps_left"
+        job_columns!(
+            "CASE WHEN needs & 4 THEN (SELECT n FROM job_counts \
+             WHERE kind = '' AND status = CAST(jobs.id AS TEXT)) ELSE 0 END"
+        )
+    };
+    ($waiting_on:literal) => {
+        concat!(
+            "id, kind, payload, status, priority, run_at, attempts, max_attempts, \
+             lease_owner, lease_expires_at, cancel_requested, dedupe_key, last_error, result, \
+             parent_id, actor, created_at, updated_at, finished_at, started_at, timeout_ms, \
+             progress_done, progress_total, payload_version, needs, ",
+            $waiting_on
+        )
     };
 }
 
@@ -38,6 +51,10 @@ use crate::error::Result;
 use crate::model::{JobId, JobStatus, Patterns};
 
 const JOB_COLUMNS: &str = job_columns!();
+const _: () = assert!(
+    crate::model::WAITING_FOR_JOBS == 4,
+    "job_columns! names the bit"
+);
 
 /// A state change made by a statement, for the event it becomes.
 #[derive(Debug, Clone)]

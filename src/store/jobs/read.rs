@@ -62,10 +62,11 @@ pub(super) fn read_claimed(
         .optional()?)
 }
 
-/// The statement [`read_claimed`] runs.
+/// The statement [`read_claimed`] runs. A claimed job waits for no other (a waiting
+/// one is in a lane no claim reads).
 pub(super) const READ_CLAIMED: &str = concat!(
     "SELECT ",
-    job_columns!(),
+    job_columns!("0"),
     ", has_dependents FROM jobs WHERE id = ?1"
 );
 
@@ -182,7 +183,7 @@ const SCAN_CACHE_KIB: i64 = 256;
 /// The finished jobs' tallies and the queued and running jobs, by kind and status.
 fn count_rows(conn: &Connection) -> Result<Vec<(String, JobStatus, i64)>> {
     let mut statement = conn.prepare_cached(
-        "SELECT kind, status, n FROM job_counts WHERE status <> 'minute' \
+        "SELECT kind, status, n FROM job_counts WHERE status <> 'minute' AND kind <> '' \
          UNION ALL \
          SELECT kind, status, count(*) FROM jobs INDEXED BY jobs_active \
              WHERE status = 'queued' OR status = 'running' GROUP BY status, kind",

@@ -10,9 +10,15 @@ use crate::error::Result;
 use crate::model::{JobId, JobStatus, WAITING_FOR_JOBS};
 use crate::store::jobs::Change;
 
+/// What [`dependents_of`] runs.
+const DEPENDENTS: &str = "SELECT job_id FROM job_deps WHERE dep_id = ?1";
+
 /// The jobs that wait for `dep` (its edges stay until each of them is freed).
 pub(super) fn dependents_of(tx: &Transaction<'_>, dep: JobId) -> Result<Vec<JobId>> {
-    let mut statement = tx.prepare_cached("SELECT job_id FROM job_deps WHERE dep_id = ?1")?;
+    read_dependents(&mut *tx.prepare_cached(DEPENDENTS)?, dep)
+}
+
+fn read_dependents(statement: &mut rusqlite::Statement<'_>, dep: JobId) -> Result<Vec<JobId>> {
     let rows = statement.query_map([dep.raw()], |r| Ok(JobId::from_raw(r.get(0)?)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
@@ -20,8 +26,12 @@ pub(super) fn dependents_of(tx: &Transaction<'_>, dep: JobId) -> Result<Vec<JobI
 /// `n` of the jobs `dependent` waits for succeeded (or ended in a way it runs after
 /// anyway): `n` fewer to wait for, and when none is left it is free to run, its edges
 /// done with. The same as `n` single steps: one that finds the count at 1 frees it,
-/// and the steps after that find nothing to count. A dependent that is not queued
-/// (cancelled meanwhile) is left as it is. Returns the change of a freed one.
+/// and the steps after that find nothing to count. A dependent that is not queued and
+/// waiting (cancelled meanwhile) is left as it is. Returns the change of a freed one.
+///
+/// The count is `dependent`'s row in `job_counts` (migration 17): every transaction
+/// that ends a job writes that table's page anyway, so counting down costs no page
+/// of its own.
 pub(super) fn count_down(
     tx: &Transaction<'_>,
     dependent: JobId,
@@ -31,25 +41,25 @@ pub(super) fn count_down(
     // Nearly always: fewer to wait for, and more left.
     let counted = tx
         .prepare_cached(
-            "UPDATE jobs SET deps_left = deps_left - ?2 \
-             WHERE id = ?1 AND status = 'queued' AND deps_left > ?2",
+            "UPDATE job_counts SET n = n - ?2 WHERE kind = '' AND status = ?1 AND n > ?2",
         )?
         .execute(params![dependent.raw(), n])?;
     if counted == 1 {
         return Ok(None);
     }
-    // The last ones: free to run, and its edges are done with.
+    // The last ones: the count goes, and the job is free to run.
+    let last = tx
+        .prepare_cached("DELETE FROM job_counts WHERE kind = '' AND status = ?1")?
+        .execute([dependent.raw()])?;
+    if last == 0 {
+        return Ok(None);
+    }
     let freed = tx
         .prepare_cached(
-            "UPDATE jobs SET deps_left = 0, needs = needs & ~?2, updated_at = ?3 \
-             WHERE id = ?1 AND status = 'queued' AND deps_left BETWEEN 1 AND ?4",
+            "UPDATE jobs SET needs = needs & ~?2, updated_at = ?3 \
+             WHERE id = ?1 AND status = 'queued' AND needs & ?2 <> 0",
         )?
-        .execute(params![
-            dependent.raw(),
-            WAITING_FOR_JOBS,
-            now.as_millis(),
-            n
-        ])?;
+        .execute(params![dependent.raw(), WAITING_FOR_JOBS, now.as_millis()])?;
     if freed == 0 {
         return Ok(None);
     }
@@ -75,16 +85,23 @@ pub(super) fn count_down(
 /// so each waiting job is written once for all of them when the countdown is
 /// [`flush`](Countdown::flush)ed. Whatever else the transaction does to jobs must
 /// come after a flush, so that it sees them counted, as it would have one by one.
-#[derive(Debug, Default)]
-pub(crate) struct Countdown {
+/// The read of each success's dependents is prepared once for all of them (looking a
+/// statement up in the connection's cache hashes its text each time).
+#[derive(Default)]
+pub(crate) struct Countdown<'t> {
     pending: Vec<(JobId, u32)>,
+    dependents: Option<rusqlite::CachedStatement<'t>>,
 }
 
-impl Countdown {
+impl<'t> Countdown<'t> {
     /// Counts the success of `dep`, whose own row already says it ended and no
     /// longer has dependents, against each job waiting for it, at the next flush.
-    pub(crate) fn succeeded(&mut self, tx: &Transaction<'_>, dep: JobId) -> Result<()> {
-        for dependent in dependents_of(tx, dep)? {
+    pub(crate) fn succeeded(&mut self, tx: &'t Transaction<'_>, dep: JobId) -> Result<()> {
+        let statement = match &mut self.dependents {
+            Some(statement) => statement,
+            empty => empty.insert(tx.prepare_cached(DEPENDENTS)?),
+        };
+        for dependent in read_dependents(&mut *statement, dep)? {
             match self.pending.iter_mut().find(|(id, _)| *id == dependent) {
                 Some((_, n)) => *n += 1,
                 None => self.pending.push((dependent, 1)),

@@ -3,8 +3,9 @@
 //! An edge `job_deps (dep_id, job_id)` is written when `job_id` starts to wait for
 //! `dep_id`, and all of a dependent's go when it is freed or cancelled (but for a
 //! cancel because a job it waited for failed: those stay, for [`retry_tree`]);
-//! `jobs.deps_left` counts the jobs it still waits for, and while above 0 the
-//! dependent's `needs` carries [`WAITING_FOR_JOBS`], a lane no claim reads. When a job
+//! a row of `job_counts` (kind `''`, status the dependent's id) counts the jobs it
+//! still waits for (migration 17), and while it waits the dependent's `needs` carries
+//! [`WAITING_FOR_JOBS`], a lane no claim reads. When a job
 //! ends, in the transaction that ends it, each dependent is freed (its count comes
 //! down, and at 0 the bit goes) or, when the job failed or was cancelled and the
 //! dependent does not run anyway, cancelled, naming the job, with its own dependents
@@ -104,9 +105,11 @@ pub(crate) fn attach(
     Ok(Attached::Waiting)
 }
 
-/// Drops the rows saying what `id` waits (or waited) for.
+/// Drops the rows saying what `id` waits (or waited) for, and its count.
 pub(crate) fn forget_waits(tx: &Transaction<'_>, id: JobId) -> Result<()> {
     tx.prepare_cached("DELETE FROM job_deps WHERE job_id = ?1")?
+        .execute([id.raw()])?;
+    tx.prepare_cached("DELETE FROM job_counts WHERE kind = '' AND status = ?1")?
         .execute([id.raw()])?;
     Ok(())
 }
@@ -122,15 +125,11 @@ fn wait_for(tx: &Transaction<'_>, id: JobId, open: &[JobId], now: Timestamp) -> 
         )?
         .execute([dep.raw()])?;
     }
-    tx.prepare_cached(
-        "UPDATE jobs SET deps_left = ?2, needs = needs | ?3, updated_at = ?4 WHERE id = ?1",
-    )?
-    .execute(params![
-        id.raw(),
-        open.len() as i64,
-        WAITING_FOR_JOBS,
-        now.as_millis()
-    ])?;
+    // Its count lives in `job_counts` (see `count_down`), keyed by its id as text.
+    tx.prepare_cached("INSERT OR REPLACE INTO job_counts (kind, status, n) VALUES ('', ?1, ?2)")?
+        .execute(params![id.raw(), open.len() as i64])?;
+    tx.prepare_cached("UPDATE jobs SET needs = needs | ?2, updated_at = ?3 WHERE id = ?1")?
+        .execute(params![id.raw(), WAITING_FOR_JOBS, now.as_millis()])?;
     Ok(())
 }
 
@@ -534,7 +533,7 @@ fn cancel_one(
     let row: Option<(String, u32)> = tx
         .prepare_cached(
             "UPDATE jobs SET status = 'cancelled', finished_at = ?2, updated_at = ?2, \
-             last_error = ?3, deps_left = 0, needs = needs & ~?4 \
+             last_error = ?3, needs = needs & ~?4 \
              WHERE id = ?1 AND status = 'queued' RETURNING kind, attempts",
         )?
         .query_row(
