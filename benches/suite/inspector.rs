@@ -191,7 +191,7 @@ pub fn fill(path: &std::path::Path, rows: usize) {
          FROM seq;
          -- Rows written behind the queue's back: count the finished ones as the
          -- queue's own writes would have (migration 8 does the same).
-         DELETE FROM job_counts;
+         DELETE FROM job_counts WHERE kind <> '';
          INSERT INTO job_counts (kind, status, n)
              SELECT kind, status, count(*) FROM jobs
              WHERE status <> 'queued' AND status <> 'running' GROUP BY kind, status;

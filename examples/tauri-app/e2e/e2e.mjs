@@ -618,7 +618,7 @@ try {
        INSERT INTO job_history (kind, span, at, succeeded, failed)
        SELECT k, 60000, ${now - (now % 60_000)} - m * 60000, 1, m % 10 = 0 FROM minute, kind
        WHERE true ON CONFLICT (kind, span, at) DO UPDATE SET succeeded = succeeded + 1, failed = failed + excluded.failed;
-       DELETE FROM job_counts;
+       DELETE FROM job_counts WHERE kind <> '';
        INSERT INTO job_counts (kind, status, n)
          SELECT kind, status, count(*) FROM jobs WHERE status <> 'queued' AND status <> 'running'
          GROUP BY kind, status;

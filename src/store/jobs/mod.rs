@@ -14,8 +14,8 @@
 macro_rules! job_columns {
     () => {
         job_columns!(
-            "CASE WHEN needs & 4 THEN (SELECT n FROM job_counts \
-             WHERE kind = '' AND status = CAST(jobs.id AS TEXT)) ELSE 0 END"
+            "CASE WHEN needs & 4 THEN coalesce((SELECT n FROM job_counts \
+             WHERE kind = '' AND status = CAST(jobs.id AS TEXT)), 0) ELSE 0 END"
         )
     };
     ($waiting_on:literal) => {

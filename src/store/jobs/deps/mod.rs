@@ -109,6 +109,12 @@ pub(crate) fn attach(
 pub(crate) fn forget_waits(tx: &Transaction<'_>, id: JobId) -> Result<()> {
     tx.prepare_cached("DELETE FROM job_deps WHERE job_id = ?1")?
         .execute([id.raw()])?;
+    forget_count(tx, id)
+}
+
+/// Drops `id`'s count of the jobs it waits for (its row in `job_counts`): it waits no
+/// more. Its edges may stay (see [`retry_tree`], which counts again).
+fn forget_count(tx: &Transaction<'_>, id: JobId) -> Result<()> {
     tx.prepare_cached("DELETE FROM job_counts WHERE kind = '' AND status = ?1")?
         .execute([id.raw()])?;
     Ok(())
@@ -547,6 +553,8 @@ fn cancel_one(
     // Counted from the change, in the kind's minute (`history::record`).
     if edges == Edges::Drop {
         forget_waits(tx, id)?;
+    } else {
+        forget_count(tx, id)?;
     }
     changes.push(Change {
         id,
