@@ -389,8 +389,8 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     //   with no page of their own: with the count in the waiting job's row, each
     //   piece's end wrote one page more, and a waiting job cost its pieces 10 to 15 %
     //   of their rate (the suite's workflow rows, issue 44). The row lives while the
-    //   job waits, and goes with its edges (`deps::forget_waits`). `deps_left` stays,
-    //   always 0.
+    //   job waits, and goes when it stops (freed, cancelled or deleted; `deps::
+    //   forget_count`). `deps_left` stays, always 0.
     r#"
     INSERT OR REPLACE INTO job_counts (kind, status, n)
         SELECT '', CAST(id AS TEXT), deps_left FROM jobs

@@ -266,6 +266,22 @@ fn a_final_job_that_ran_anyway_and_failed_waits_again_for_the_pieces_retried_wit
     assert_eq!(last.job.id, reindex);
 }
 
+/// Closes `h`'s queue, runs `sql` on its file (to make it what an older build left),
+/// and opens it again on the same clock. The directory lasts as long as the guard.
+fn reopened_after(h: Harness, sql: &str) -> (tempfile::TempDir, Queue) {
+    let path = h.queue.path().to_owned();
+    let Harness {
+        dir, queue, clock, ..
+    } = h;
+    drop(queue);
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch(sql)
+        .unwrap();
+    let queue = Queue::open(&path, QueueOptions::new().clock(clock)).unwrap();
+    (dir, queue)
+}
+
 #[test]
 fn a_workflow_in_flight_at_the_upgrade_keeps_its_waiting_job_marked() {
     // A file as migration 13 left it: a workflow waiting, and no `waited` column (nor
@@ -273,23 +289,14 @@ fn a_workflow_in_flight_at_the_upgrade_keeps_its_waiting_job_marked() {
     let h = Harness::new();
     let ids = h.queue.enqueue_workflow(import(1)).unwrap();
     let path = h.queue.path().to_owned();
-    // The directory stays; the queue's connections close.
-    let Harness {
-        dir: _dir, queue, ..
-    } = h;
-    drop(queue);
-    {
-        let conn = rusqlite::Connection::open(&path).unwrap();
-        conn.execute_batch(
-            "DROP TABLE job_history; DROP TABLE sync_history; ALTER TABLE job_counts DROP COLUMN tally; ALTER TABLE jobs DROP COLUMN lease_process; DROP TABLE processes; \
-             ALTER TABLE jobs DROP COLUMN waited; \
-             PRAGMA user_version = 13;",
-        )
-        .unwrap();
-    }
     // Migration 14 marks the job that waits (its rows in job_deps say so), so the
     // workflow's outcome is still its final job's.
-    let queue = Queue::open(&path, QueueOptions::new()).unwrap();
+    let (_dir, queue) = reopened_after(
+        h,
+        "DROP TABLE job_history; DROP TABLE sync_history; ALTER TABLE job_counts DROP COLUMN tally; ALTER TABLE jobs DROP COLUMN lease_process; DROP TABLE processes; \
+         ALTER TABLE jobs DROP COLUMN waited; \
+         PRAGMA user_version = 13;",
+    );
     let conn = rusqlite::Connection::open(&path).unwrap();
     let waited = |id: JobId| -> i64 {
         conn.query_row("SELECT waited FROM jobs WHERE id = ?1", [id.raw()], |r| {
@@ -344,28 +351,18 @@ fn a_workflow_waiting_at_the_upgrade_to_migration_17_keeps_its_count() {
     let h = Harness::new();
     let ids = h.queue.enqueue_workflow(import(3)).unwrap();
     let path = h.queue.path().to_owned();
-    let Harness {
-        dir: _dir,
-        queue,
-        clock,
-        ..
-    } = h;
-    let first = queue
+    let first = h
+        .queue
         .claim(&ClaimRequest::new("w", ["embed"]).max_jobs(1))
         .unwrap();
-    queue.complete(&first[0].lease, None).unwrap();
-    drop(queue);
-    {
-        let conn = rusqlite::Connection::open(&path).unwrap();
-        conn.execute_batch(
-            "UPDATE jobs SET deps_left = (SELECT n FROM job_counts \
-                 WHERE kind = '' AND status = CAST(jobs.id AS TEXT)) WHERE needs & 4 <> 0; \
-             DELETE FROM job_counts WHERE kind = ''; \
-             PRAGMA user_version = 16;",
-        )
-        .unwrap();
-    }
-    let queue = Queue::open(&path, QueueOptions::new().clock(clock)).unwrap();
+    h.queue.complete(&first[0].lease, None).unwrap();
+    let (_dir, queue) = reopened_after(
+        h,
+        "UPDATE jobs SET deps_left = (SELECT n FROM job_counts \
+             WHERE kind = '' AND status = CAST(jobs.id AS TEXT)) WHERE needs & 4 <> 0; \
+         DELETE FROM job_counts WHERE kind = ''; \
+         PRAGMA user_version = 16;",
+    );
     let waiting = queue.get(ids.then[0]).unwrap().unwrap();
     assert_eq!(waiting.waiting_on_jobs, 2);
     // The count moved; the column is no longer read.

@@ -4,7 +4,7 @@
 
 use rusqlite::{params, Transaction};
 
-use super::forget_waits;
+use super::{forget_count, forget_edges};
 use crate::clock::Timestamp;
 use crate::error::Result;
 use crate::model::{JobId, JobStatus, WAITING_FOR_JOBS};
@@ -48,10 +48,7 @@ pub(super) fn count_down(
         return Ok(None);
     }
     // The last ones: the count goes, and the job is free to run.
-    let last = tx
-        .prepare_cached("DELETE FROM job_counts WHERE kind = '' AND status = ?1")?
-        .execute([dependent.raw()])?;
-    if last == 0 {
+    if !forget_count(tx, dependent)? {
         return Ok(None);
     }
     let freed = tx
@@ -63,7 +60,7 @@ pub(super) fn count_down(
     if freed == 0 {
         return Ok(None);
     }
-    forget_waits(tx, dependent)?;
+    forget_edges(tx, dependent)?;
     let (kind, attempt): (String, u32) = tx
         .prepare_cached("SELECT kind, attempts FROM jobs WHERE id = ?1")?
         .query_row([dependent.raw()], |r| Ok((r.get(0)?, r.get(1)?)))?;

@@ -107,17 +107,25 @@ pub(crate) fn attach(
 
 /// Drops the rows saying what `id` waits (or waited) for, and its count.
 pub(crate) fn forget_waits(tx: &Transaction<'_>, id: JobId) -> Result<()> {
+    forget_edges(tx, id)?;
+    forget_count(tx, id).map(drop)
+}
+
+/// Drops the rows saying what `id` waits (or waited) for.
+fn forget_edges(tx: &Transaction<'_>, id: JobId) -> Result<()> {
     tx.prepare_cached("DELETE FROM job_deps WHERE job_id = ?1")?
         .execute([id.raw()])?;
-    forget_count(tx, id)
+    Ok(())
 }
 
 /// Drops `id`'s count of the jobs it waits for (its row in `job_counts`): it waits no
-/// more. Its edges may stay (see [`retry_tree`], which counts again).
-fn forget_count(tx: &Transaction<'_>, id: JobId) -> Result<()> {
-    tx.prepare_cached("DELETE FROM job_counts WHERE kind = '' AND status = ?1")?
+/// more. Its edges may stay (see [`retry_tree`], which counts again). Returns whether
+/// there was one.
+fn forget_count(tx: &Transaction<'_>, id: JobId) -> Result<bool> {
+    let gone = tx
+        .prepare_cached("DELETE FROM job_counts WHERE kind = '' AND status = ?1")?
         .execute([id.raw()])?;
-    Ok(())
+    Ok(gone == 1)
 }
 
 /// Makes `id` wait for `open` (jobs that have not ended): its rows, their flags, its
