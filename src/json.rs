@@ -29,12 +29,12 @@ pub(crate) fn call_json<A, C, T, E, F, Fut>(
     context: C,
 ) -> Result<impl Future<Output = Result<Value, JsonCallError<E>>> + Send + 'static, serde_json::Error>
 where
-    A: DeserializeOwned,
+    A: DeserializeOwned + 'static,
     T: Serialize,
     F: Fn(A, C) -> Fut,
     Fut: Future<Output = Result<T, E>> + Send + 'static,
 {
-    let input = A::deserialize(input)?;
+    let input = typed::<A>(input)?;
     let future = run(input, context);
     Ok(async move {
         let output = future.await.map_err(JsonCallError::Failed)?;
@@ -51,6 +51,18 @@ where
             }
         }
     })
+}
+
+/// `input` as an `A`: handed over as it is when `A` is [`Value`] itself (a function
+/// that takes any JSON), where deserializing would rebuild every map and string.
+fn typed<A: DeserializeOwned + 'static>(input: Value) -> Result<A, serde_json::Error> {
+    let mut input = Some(input);
+    if let Some(value) = (&mut input as &mut dyn std::any::Any).downcast_mut::<Option<A>>() {
+        if let Some(value) = value.take() {
+            return Ok(value);
+        }
+    }
+    A::deserialize(input.unwrap_or_default())
 }
 
 // ===== what a parser says about a value =====
@@ -208,6 +220,18 @@ impl serde_json::ser::Formatter for Bounded {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_is_handed_over_and_any_other_type_is_deserialized() {
+        let value = serde_json::json!({"n": 1, "tags": ["a", "b"]});
+        assert_eq!(typed::<Value>(value.clone()).unwrap(), value);
+        #[derive(serde::Deserialize, Debug, PartialEq)]
+        struct N {
+            n: u32,
+        }
+        assert_eq!(typed::<N>(value).unwrap(), N { n: 1 });
+        assert!(typed::<N>(serde_json::json!({"n": "one"})).is_err());
+    }
 
     #[test]
     fn a_parser_refusal_keeps_no_value_and_no_module_path() {

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, Transaction};
 use serde::Serialize;
+use serde_json::Value;
 
 use super::finish::{
     change, check_lease_length, fence_of, finish_one, new_token, token_text, Finished, Held, Lease,
@@ -19,7 +20,7 @@ use crate::db::Changes;
 use crate::error::{Error, Result};
 use crate::json::{drop_deep, too_deep};
 use crate::kinds::KindSpec;
-use crate::model::{sanitize_error, Conditions, Job, JobStatus, Patterns, RateState};
+use crate::model::{sanitize_error, Conditions, Job, JobId, JobStatus, Patterns, RateState};
 use crate::store::history;
 use crate::store::jobs::{self, Change, Exit, Fence};
 
@@ -124,8 +125,12 @@ impl ClaimRequest {
 /// ([`Queue::set_kind_max_lease_expiries`]).
 pub const DEFAULT_MAX_LEASE_EXPIRIES: u32 = 3;
 
-/// A job the runner claimed, with what it knows of the attempt.
-pub(crate) type Claimed = (ClaimedJob, Held);
+/// A job claimed (read back as `R`: the whole [`Job`], or the runner's
+/// [`Start`](jobs::Start)), its lease, and what the runner keeps of the attempt.
+pub(crate) type Claimed<R> = (R, Lease, Held);
+
+/// What a round wrote: each end's result, and the jobs it claimed.
+pub(crate) type Settled<R> = (Vec<Result<Finished>>, Vec<Claimed<R>>);
 
 /// A job a worker now holds.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -160,8 +165,13 @@ impl Queue {
         batch: Vec<(Lease, Outcome)>,
         request: Option<&ClaimRequest>,
     ) -> Result<(Vec<Result<Finished>>, Vec<ClaimedJob>)> {
-        let (results, claimed) = self.finish_and_claim_with(batch, &[], request, None, &[])?;
-        Ok((results, claimed.into_iter().map(|(job, _)| job).collect()))
+        let (results, claimed) =
+            self.finish_and_claim_with::<Job>(batch, &[], request, None, &[])?;
+        let claimed = claimed
+            .into_iter()
+            .map(|(job, lease, _)| ClaimedJob { job, lease })
+            .collect();
+        Ok((results, claimed))
     }
 
     /// [`finish_and_claim`](Queue::finish_and_claim), storing the attempts' last
@@ -170,14 +180,14 @@ impl Queue {
     /// allow is a lost lease, checked in the transaction (a scoped window's agent).
     /// `held`, beside `batch` (shorter when not every attempt is known): what the
     /// runner knows of the attempts it claimed itself ([`Held`]).
-    pub(crate) fn finish_and_claim_with(
+    pub(crate) fn finish_and_claim_with<R: jobs::ClaimedRow>(
         &self,
         batch: Vec<(Lease, Outcome)>,
         progress: &[(Lease, u64, Option<u64>)],
         request: Option<&ClaimRequest>,
         reach: Option<&Patterns>,
         held: &[Option<Held>],
-    ) -> Result<(Vec<Result<Finished>>, Vec<Claimed>)> {
+    ) -> Result<Settled<R>> {
         let mut kinds: Vec<&str> = Vec::new();
         let specs = self.db().kinds().specs();
         let request = match request {
@@ -381,14 +391,14 @@ fn check_claim(request: &ClaimRequest) -> Result<()> {
 
 /// The claim itself, inside a write transaction: skip kinds at their cap, take the
 /// best runnable jobs, mark them running under the worker's lease.
-fn claim_in(
+fn claim_in<R: jobs::ClaimedRow>(
     tx: &Transaction<'_>,
     (request, process): (&ClaimRequest, Option<i64>),
     kinds: &[(&str, u32)],
     specs: &HashMap<String, KindSpec>,
     (now, conditions): (Timestamp, &Conditions),
     changes: &mut Changes,
-) -> Result<Vec<Claimed>> {
+) -> Result<Vec<Claimed<R>>> {
     let mut candidates = Vec::new();
     let mut limited = Vec::new();
     for &(kind, version) in kinds {
@@ -413,13 +423,13 @@ fn claim_in(
     candidates.sort_unstable();
     candidates.truncate(request.max_jobs as usize);
     let mut claimed = Vec::with_capacity(candidates.len());
-    let mut marker = jobs::Marker::new(tx)?;
+    let mut marker = jobs::Marker::<R>::new(tx)?;
     for (candidate, kind) in candidates {
         let lease_length = request.lease_for(kind);
         let expires_at = now.saturating_add(lease_length);
         let token = new_token();
         let lease = (token, expires_at, duration_millis(lease_length));
-        let (job, dependents) =
+        let (row, dependents) =
             match marker.mark(candidate.id, (&request.worker, process), lease, now) {
                 Ok(claimed) => claimed,
                 Err(Error::StoredJson { id, column, reason }) => {
@@ -441,34 +451,30 @@ fn claim_in(
                 }
                 Err(error) => return Err(error),
             };
+        let (id, attempt) = (JobId::from_raw(candidate.id), row.attempts());
         changes.push(Change {
-            id: job.id,
-            kind: job.kind.clone(),
+            id,
+            kind: kind.to_owned(),
             from: Some(JobStatus::Queued),
             to: JobStatus::Running,
-            attempt: job.attempts,
+            attempt,
             ran: None,
         });
         let fence = Fence {
-            id: job.id,
+            id,
             worker: &request.worker,
-            attempt: job.attempts,
+            attempt,
             token,
         };
-        let mut job = job;
-        let refusal = match specs.get(&job.kind) {
-            Some(spec) => ready_to_run(tx, spec, &mut job)?,
+        let mut row = row;
+        let refusal = match specs.get(kind) {
+            Some(spec) => ready_to_run(tx, spec, id, row.payload_mut())?,
             None => None,
         };
         if let Some(error) = refusal {
             let follow_up =
                 jobs::exit_running(tx, &fence, &Exit::Failed { error: &error }, now, None)?;
-            changes.push(change(
-                &job.kind,
-                &fence,
-                JobStatus::Running,
-                JobStatus::Failed,
-            ));
+            changes.push(change(kind, &fence, JobStatus::Running, JobStatus::Failed));
             changes.extend(follow_up);
             continue;
         }
@@ -478,21 +484,21 @@ fn claim_in(
             entry.2 += 1;
         }
         let lease = Lease {
-            job_id: job.id,
-            kind: job.kind.clone(),
+            job_id: id,
+            kind: kind.to_owned(),
             worker: request.worker.clone(),
-            attempt: job.attempts,
+            attempt,
             expires_at,
             length_ms: lease_length.as_millis() as u64,
             token: token_text(token),
         };
         let held = Held {
-            run_at: job.run_at,
+            run_at: row.run_at(),
             // The marker started it now.
             started_at: now,
             alone: !dependents,
         };
-        claimed.push((ClaimedJob { job, lease }, held));
+        claimed.push((row, lease, held));
     }
     // Each start of a rate-limited kind is booked in this transaction: every other
     // claimer sees it at once.
@@ -507,14 +513,19 @@ fn claim_in(
 /// Brings a claimed job's payload up to this build's version (an older one was
 /// written by an earlier build; stored so) and checks it against the kind's schema,
 /// before anything runs it. Why it cannot run, if it cannot.
-fn ready_to_run(tx: &Transaction<'_>, spec: &KindSpec, job: &mut Job) -> Result<Option<String>> {
-    let (from, to) = (job.payload_version, spec.version());
+fn ready_to_run(
+    tx: &Transaction<'_>,
+    spec: &KindSpec,
+    id: JobId,
+    (payload, version): (&mut Value, &mut u32),
+) -> Result<Option<String>> {
+    let (from, to) = (*version, spec.version());
     if from < to {
-        match spec.upgraded(from, std::mem::take(&mut job.payload)) {
+        match spec.upgraded(from, std::mem::take(payload)) {
             Ok(upgraded) => {
-                jobs::set_payload(tx, job.id, &upgraded.to_string(), to)?;
-                job.payload = upgraded;
-                job.payload_version = to;
+                jobs::set_payload(tx, id, &upgraded.to_string(), to)?;
+                *payload = upgraded;
+                *version = to;
             }
             Err(reason) => {
                 return Ok(Some(sanitize_error(&format!(
@@ -524,11 +535,7 @@ fn ready_to_run(tx: &Transaction<'_>, spec: &KindSpec, job: &mut Job) -> Result<
             }
         }
     }
-    if let Some(Err(reason)) = spec
-        .payload
-        .as_ref()
-        .map(|schema| schema.check(&job.payload))
-    {
+    if let Some(Err(reason)) = spec.payload.as_ref().map(|schema| schema.check(payload)) {
         return Ok(Some(sanitize_error(&format!("invalid payload: {reason}"))));
     }
     Ok(None)

@@ -202,7 +202,13 @@ impl Queue {
         reach: &Patterns,
     ) -> Result<Finished> {
         let mut results = self
-            .finish_and_claim_with(vec![(lease.clone(), outcome)], &[], None, Some(reach), &[])?
+            .finish_and_claim_with::<crate::store::jobs::Start>(
+                vec![(lease.clone(), outcome)],
+                &[],
+                None,
+                Some(reach),
+                &[],
+            )?
             .0;
         results.remove(0)
     }

@@ -19,7 +19,8 @@ use super::{Inner, Interrupt, JobContext, JobError, Runner, RunningJob, Signal};
 use crate::locks::lock;
 use crate::model::JobId;
 use crate::panics::{panic_message, CatchUnwind};
-use crate::queue::{ClaimedJob, Held, JobFailure, Lease, Outcome};
+use crate::queue::{Held, JobFailure, Lease, Outcome};
+use crate::store::jobs::Start;
 
 impl Runner {
     /// Stops a running handler for `why`; its task then reports the outcome.
@@ -37,13 +38,20 @@ impl Runner {
     }
 
     /// Spawns the handler of a claimed job as one task that also catches its panic
-    /// and listens for interrupts.
-    pub(super) fn launch(&self, runtime: &Handle, claimed: ClaimedJob, held: Held) {
-        let ClaimedJob { job, lease } = claimed;
+    /// and listens for interrupts. A handler that returns in its first poll is not
+    /// spawned: its outcome is returned, for the caller to write.
+    #[must_use]
+    pub(super) fn launch(
+        &self,
+        runtime: &Handle,
+        job: Start,
+        lease: Lease,
+        held: Held,
+    ) -> Option<(Lease, Option<Outcome>)> {
         let Some(handler) = self.inner.handlers.get(&job.kind) else {
             // A claim names only our kinds; never panic over it all the same.
             tracing::error!(kind = %job.kind, "claimed a job with no handler");
-            return;
+            return None;
         };
         let token = CancellationToken::new();
         let (interrupt_tx, interrupt_rx) = oneshot::channel();
@@ -157,18 +165,19 @@ impl Runner {
         let first = task
             .as_mut()
             .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()));
-        let inner = self.inner.clone();
         match first {
             Poll::Ready(outcome) => {
                 progress.finish();
-                inner.done(lease, outcome);
+                Some((lease, outcome))
             }
             Poll::Pending => {
+                let inner = self.inner.clone();
                 runtime.spawn(async move {
                     let outcome = task.await;
                     progress.finish();
                     inner.done(lease, outcome);
                 });
+                None
             }
         }
     }

@@ -55,6 +55,7 @@ use crate::error::{Error, Result};
 use crate::locks::lock;
 use crate::model::{sanitize_error, JobId};
 use crate::queue::{ClaimRequest, Finished, Held, Lease, Outcome, Queue};
+use crate::store::jobs::Start;
 
 /// How often the runner deletes finished jobs past their retention.
 const PRUNE_EVERY: Duration = Duration::from_secs(3600);
@@ -109,6 +110,10 @@ struct Inner {
     signals: mpsc::Sender<Signal>,
     // Mutex: only one of the loop thread, drain() and stop() reads at a time.
     inbox: Mutex<mpsc::Receiver<Signal>>,
+    // Outcomes of handlers that returned in their first poll, on the thread that
+    // launched them: written by the next round without a trip through the inbox.
+    // Mutex: filled by a round, taken by the next one (or by drain() and stop()).
+    ready: Mutex<Vec<(Lease, Option<Outcome>)>>,
     // Wakes drain() and stop(), which wait in async code, when a handler returns.
     done_ready: Notify,
     stopping: CancellationToken,
@@ -251,6 +256,7 @@ impl Runner {
                 running: Mutex::new(HashMap::new()),
                 signals,
                 inbox: Mutex::new(inbox),
+                ready: Mutex::new(Vec::new()),
                 done_ready: Notify::new(),
                 stopping,
                 runtime: Mutex::new(None),
@@ -306,7 +312,7 @@ impl Runner {
     ///
     /// Blocks on SQLite: call it from a test or a blocking context.
     pub fn finish_pending(&self) -> Result<usize> {
-        let mut batch = Vec::new();
+        let mut batch = std::mem::take(&mut *lock(&self.inner.ready));
         for signal in lock(&self.inner.inbox).try_iter() {
             self.sort(signal, &mut batch);
         }
@@ -361,7 +367,7 @@ impl Runner {
         drop(running);
         let mut request = self.inner.request.clone();
         request.max_jobs = free as u32;
-        let settled = self.inner.queue.finish_and_claim_with(
+        let settled = self.inner.queue.finish_and_claim_with::<Start>(
             writes,
             &progress,
             runtime.as_ref().map(|_| &request),
@@ -380,8 +386,13 @@ impl Runner {
         self.report(&batch, results);
         let started = claimed.len();
         if let Some(runtime) = runtime {
-            for (job, held) in claimed {
-                self.launch(&runtime, job, held);
+            let mut ready: Vec<_> = claimed
+                .into_iter()
+                .filter_map(|(job, lease, held)| self.launch(&runtime, job, lease, held))
+                .collect();
+            if !ready.is_empty() {
+                lock(&self.inner.ready).append(&mut ready);
+                self.inner.done_ready.notify_one();
             }
         }
         Ok((batch.len(), started))

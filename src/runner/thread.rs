@@ -219,36 +219,45 @@ impl Runner {
                 };
             }
             let inbox = lock(&self.inner.inbox);
-            // Work already waiting (often a handler that finished during its first
-            // poll) needs no wait, nor the query that works out how long to wait.
-            let first = match inbox.try_recv() {
-                Ok(signal) => signal,
-                Err(TryRecvError::Disconnected) => return others.release(&db),
-                Err(TryRecvError::Empty) => {
-                    // Quiet for a while: watch the log, after a look for what other
-                    // processes committed while it was off.
-                    if others.watch_if_quiet(&db) && others.committed(&db) {
-                        claim = true;
-                        continue;
-                    }
-                    let at = due.at(wait);
-                    let until = others.deadline().map_or(at, |recheck| recheck.min(at));
-                    match inbox.recv_timeout(until.saturating_duration_since(Instant::now())) {
-                        Ok(signal) => signal,
-                        Err(RecvTimeoutError::Timeout) => {
-                            // A recheck that finds no commit is no round, unless the
-                            // round's own time has come meanwhile.
-                            claim = others.timed_out(&db) || Instant::now() >= at;
+            // Outcomes of handlers that returned in their first poll: the next round
+            // writes them at once.
+            let ready = std::mem::take(&mut *lock(&self.inner.ready));
+            let nothing_ready = ready.is_empty();
+            batch.extend(ready);
+            // Work already waiting (a handler that finished meanwhile) needs no wait,
+            // nor the query that works out how long to wait.
+            let first = if nothing_ready {
+                match inbox.try_recv() {
+                    Ok(signal) => Some(signal),
+                    Err(TryRecvError::Disconnected) => return others.release(&db),
+                    Err(TryRecvError::Empty) => {
+                        // Quiet for a while: watch the log, after a look for what other
+                        // processes committed while it was off.
+                        if others.watch_if_quiet(&db) && others.committed(&db) {
+                            claim = true;
                             continue;
                         }
-                        Err(RecvTimeoutError::Disconnected) => return others.release(&db),
+                        let at = due.at(wait);
+                        let until = others.deadline().map_or(at, |recheck| recheck.min(at));
+                        match inbox.recv_timeout(until.saturating_duration_since(Instant::now())) {
+                            Ok(signal) => Some(signal),
+                            Err(RecvTimeoutError::Timeout) => {
+                                // A recheck that finds no commit is no round, unless the
+                                // round's own time has come meanwhile.
+                                claim = others.timed_out(&db) || Instant::now() >= at;
+                                continue;
+                            }
+                            Err(RecvTimeoutError::Disconnected) => return others.release(&db),
+                        }
                     }
                 }
+            } else {
+                None
             };
             // Take everything that is waiting: several outcomes make one transaction.
             let mut stop = false;
-            let mut only_written = true;
-            for signal in std::iter::once(first).chain(inbox.try_iter()) {
+            let mut only_written = nothing_ready;
+            for signal in first.into_iter().chain(inbox.try_iter()) {
                 only_written &= matches!(signal, Signal::Written);
                 stop |= self.sort(signal, &mut batch);
             }

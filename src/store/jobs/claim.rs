@@ -2,13 +2,14 @@
 //! running, failing an unreadable one, and the cheap reads that let an idle claimer
 //! skip the write lock.
 
-use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
+use serde_json::Value;
 
 use crate::clock::Timestamp;
 use crate::error::{Error, Result};
-use crate::model::{Conditions, Constraints, Job, JobId, JobStatus, WAITING_FOR_JOBS};
+use crate::model::{Actor, Conditions, Constraints, Job, JobId, JobStatus, WAITING_FOR_JOBS};
 
-use super::read::{read_claimed, READ_CLAIMED};
+use super::read::{actor_from, payload_from, read_claimed, version_from, READ_CLAIMED};
 use super::{status_from, take_follow_up, Change};
 
 /// How many queued jobs [`next_run_at`] looks at, at most.
@@ -345,15 +346,108 @@ pub(crate) const CANDIDATES: &str = "SELECT priority, run_at, id FROM jobs INDEX
      WHERE status = 'queued' AND kind = ?1 AND needs = ?4 AND run_at <= ?2 \
      AND payload_version <= ?3 ORDER BY priority DESC, run_at, id";
 
+/// What a claim reads back of each job it marked running: the whole [`Job`] (what
+/// `Queue::claim` hands a worker) or [`Start`] (what the runner gives a handler).
+pub(crate) trait ClaimedRow: Sized {
+    /// Reads the row of job `?1`, `has_dependents` last.
+    const READ: &'static str;
+
+    /// The row read by [`READ`](ClaimedRow::READ), why its JSON could not be read (if
+    /// it could not), and whether jobs wait for it.
+    fn from_claimed_row(r: &Row<'_>) -> rusqlite::Result<(Self, Option<Error>, bool)>;
+
+    /// The attempt the claim counted.
+    fn attempts(&self) -> u32;
+
+    /// When the job became runnable.
+    fn run_at(&self) -> Timestamp;
+
+    /// The payload and its version, for the upgrade and the schema check.
+    fn payload_mut(&mut self) -> (&mut Value, &mut u32);
+}
+
+impl ClaimedRow for Job {
+    const READ: &'static str = READ_CLAIMED;
+
+    fn from_claimed_row(r: &Row<'_>) -> rusqlite::Result<(Self, Option<Error>, bool)> {
+        read_claimed(r)
+    }
+
+    fn attempts(&self) -> u32 {
+        self.attempts
+    }
+
+    fn run_at(&self) -> Timestamp {
+        self.run_at
+    }
+
+    fn payload_mut(&mut self) -> (&mut Value, &mut u32) {
+        (&mut self.payload, &mut self.payload_version)
+    }
+}
+
+/// What the runner reads of a job it claimed: what its handler and context are
+/// given, and no more (a whole [`Job`] is 27 columns and as many allocations).
+#[derive(Debug)]
+pub(crate) struct Start {
+    pub id: JobId,
+    pub kind: String,
+    pub payload: Value,
+    pub payload_version: u32,
+    pub attempts: u32,
+    pub run_at: Timestamp,
+    pub parent: Option<JobId>,
+    pub actor: Actor,
+    pub timeout_ms: Option<u64>,
+}
+
+impl ClaimedRow for Start {
+    const READ: &'static str = "SELECT id, kind, payload, payload_version, attempts, run_at, \
+         parent_id, actor, timeout_ms, has_dependents FROM jobs WHERE id = ?1";
+
+    fn from_claimed_row(r: &Row<'_>) -> rusqlite::Result<(Self, Option<Error>, bool)> {
+        let id = JobId::from_raw(r.get(0)?);
+        let (payload, unreadable) = match payload_from(r, 2, id)? {
+            Ok(payload) => (payload, None),
+            Err(unreadable) => (Value::Null, Some(unreadable)),
+        };
+        let start = Start {
+            id,
+            kind: r.get(1)?,
+            payload,
+            payload_version: version_from(r, 3)?,
+            attempts: r.get(4)?,
+            run_at: Timestamp::from_millis(r.get(5)?),
+            parent: r.get::<_, Option<i64>>(6)?.map(JobId::from_raw),
+            actor: actor_from(r, 7)?,
+            timeout_ms: r.get::<_, Option<i64>>(8)?.map(|ms| ms.max(0) as u64),
+        };
+        Ok((start, unreadable, r.get(9)?))
+    }
+
+    fn attempts(&self) -> u32 {
+        self.attempts
+    }
+
+    fn run_at(&self) -> Timestamp {
+        self.run_at
+    }
+
+    fn payload_mut(&mut self) -> (&mut Value, &mut u32) {
+        (&mut self.payload, &mut self.payload_version)
+    }
+}
+
 /// Marks queued jobs running, one at a time, with the two statements it needs
 /// prepared once for the whole claim: looking a statement up in the connection's
 /// cache hashes its text each time, which came to a few percent of a job's claim.
-pub(crate) struct Marker<'t> {
+pub(crate) struct Marker<'t, R> {
     update: rusqlite::CachedStatement<'t>,
     read: rusqlite::CachedStatement<'t>,
+    row: std::marker::PhantomData<R>,
 }
 
-impl<'t> Marker<'t> {
+impl<'t, R: ClaimedRow> Marker<'t, R> {
     /// Prepares (or takes from the cache) the claim's update and read.
     ///
     /// `UPDATE ... RETURNING` would do both in one statement, but SQLite keeps
@@ -369,7 +463,8 @@ impl<'t> Marker<'t> {
                  lease_process = ?7 \
                  WHERE id = ?1 AND status = 'queued'",
             )?,
-            read: tx.prepare_cached(READ_CLAIMED)?,
+            read: tx.prepare_cached(R::READ)?,
+            row: std::marker::PhantomData,
         })
     }
 
@@ -381,7 +476,7 @@ impl<'t> Marker<'t> {
         (worker, process): (&str, Option<i64>),
         (token, expires_at, lease_ms): (i64, Timestamp, i64),
         now: Timestamp,
-    ) -> Result<(Job, bool)> {
+    ) -> Result<(R, bool)> {
         self.update.execute(params![
             id,
             worker,
@@ -391,10 +486,11 @@ impl<'t> Marker<'t> {
             lease_ms,
             process
         ])?;
-        match read_claimed(&mut self.read, JobId::from_raw(id))? {
+        let read = self.read.query_row([id], R::from_claimed_row).optional()?;
+        match read {
             None => Err(Error::JobNotFound(JobId::from_raw(id))),
             Some((_, Some(unreadable), _)) => Err(unreadable),
-            Some((job, None, dependents)) => Ok((job, dependents)),
+            Some((row, None, dependents)) => Ok((row, dependents)),
         }
     }
 }

@@ -114,6 +114,16 @@ pub(crate) fn within(reach: Option<&Patterns>, kind: &str) -> bool {
     reach.is_none_or(|patterns| patterns.allows(kind))
 }
 
+/// The text in column `index`, borrowed: what `row.get::<_, String>(index)` reads,
+/// with the same error for a value that is not text, and no copy.
+fn text_at<'r>(row: &'r Row<'_>, index: usize) -> rusqlite::Result<&'r str> {
+    let value = row.get_ref(index)?;
+    value.as_str().map_err(|_| {
+        let name = row.as_ref().column_name(index).unwrap_or("?").to_owned();
+        rusqlite::Error::InvalidColumnType(index, name, value.data_type())
+    })
+}
+
 fn status_from(row: &Row<'_>, index: usize) -> rusqlite::Result<JobStatus> {
     let text = row.get_ref(index)?.as_str().map_err(|error| {
         rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, error.into())

@@ -48,18 +48,11 @@ pub(super) fn read_one(conn: &Connection, id: JobId) -> Result<Option<(Job, Opti
         .optional()?)
 }
 
-/// [`read_one`] for the claim that just marked it running, and whether jobs wait for
-/// it (what the end of the attempt will have to resolve).
-pub(super) fn read_claimed(
-    statement: &mut rusqlite::Statement<'_>,
-    id: JobId,
-) -> Result<Option<(Job, Option<Error>, bool)>> {
-    Ok(statement
-        .query_row([id.raw()], |r| {
-            let (job, unreadable) = job_from_row(r)?;
-            Ok((job, unreadable, r.get(26)?))
-        })
-        .optional()?)
+/// [`read_one`]'s row for the claim that just marked it running, and whether jobs
+/// wait for it (what the end of the attempt will have to resolve).
+pub(super) fn read_claimed(r: &Row<'_>) -> rusqlite::Result<(Job, Option<Error>, bool)> {
+    let (job, unreadable) = job_from_row(r)?;
+    Ok((job, unreadable, r.get(26)?))
 }
 
 /// The statement [`read_claimed`] runs. A claimed job waits for no other (a waiting
@@ -262,23 +255,22 @@ pub(crate) fn piece_counts(
 /// for the claim, which fails such a job.
 fn job_from_row(r: &Row<'_>) -> rusqlite::Result<(Job, Option<Error>)> {
     let id = JobId::from_raw(r.get(0)?);
-    let payload: String = r.get(2)?;
     let result: Option<String> = r.get(13)?;
-    let actor: String = r.get(15)?;
-    let mut unreadable = None;
-    let mut parse = |column: &'static str, text: &str| {
+    let (payload, mut unreadable) = match payload_from(r, 2, id)? {
+        Ok(payload) => (payload, None),
+        Err(unreadable) => (Value::Null, Some(unreadable)),
+    };
+    let result = result.as_deref().and_then(|text| {
         serde_json::from_str::<Value>(text)
             .map_err(|e| {
                 unreadable.get_or_insert(Error::StoredJson {
                     id,
-                    column,
+                    column: "result",
                     reason: e.to_string(),
                 });
             })
             .ok()
-    };
-    let payload = parse("payload", &payload).unwrap_or(Value::Null);
-    let result = result.as_deref().and_then(|text| parse("result", text));
+    });
     let job = Job {
         id,
         kind: r.get(1)?,
@@ -295,13 +287,7 @@ fn job_from_row(r: &Row<'_>) -> rusqlite::Result<(Job, Option<Error>)> {
         last_error: r.get(12)?,
         result,
         parent: r.get::<_, Option<i64>>(14)?.map(JobId::from_raw),
-        actor: actor.parse().map_err(|reason: String| {
-            rusqlite::Error::FromSqlConversionFailure(
-                15,
-                rusqlite::types::Type::Text,
-                reason.into(),
-            )
-        })?,
+        actor: actor_from(r, 15)?,
         created_at: Timestamp::from_millis(r.get(16)?),
         updated_at: Timestamp::from_millis(r.get(17)?),
         finished_at: r.get::<_, Option<i64>>(18)?.map(Timestamp::from_millis),
@@ -323,7 +309,7 @@ fn job_from_row(r: &Row<'_>) -> rusqlite::Result<(Job, Option<Error>)> {
         unreadable: unreadable
             .as_ref()
             .map(|error| sanitize_error(&error.to_string())),
-        payload_version: r.get::<_, i64>(23)?.clamp(1, i64::from(u32::MAX)) as u32,
+        payload_version: version_from(r, 23)?,
         // Filled in by the queue, which knows the kinds this process handles and
         // reads the rate limits beside.
         handler_missing: false,
@@ -333,4 +319,32 @@ fn job_from_row(r: &Row<'_>) -> rusqlite::Result<(Job, Option<Error>)> {
         waiting_on_jobs: r.get::<_, i64>(25)?.clamp(0, i64::from(u32::MAX)) as u32,
     };
     Ok((job, unreadable))
+}
+
+/// The payload in column `i` of job `id`'s row, or why it is not valid JSON.
+pub(super) fn payload_from(
+    r: &Row<'_>,
+    i: usize,
+    id: JobId,
+) -> rusqlite::Result<std::result::Result<Value, Error>> {
+    let text = super::text_at(r, i)?;
+    Ok(
+        serde_json::from_str::<Value>(text).map_err(|e| Error::StoredJson {
+            id,
+            column: "payload",
+            reason: e.to_string(),
+        }),
+    )
+}
+
+/// The payload version in column `i` (1 and up).
+pub(super) fn version_from(r: &Row<'_>, i: usize) -> rusqlite::Result<u32> {
+    Ok(r.get::<_, i64>(i)?.clamp(1, i64::from(u32::MAX)) as u32)
+}
+
+/// The actor in column `i`.
+pub(super) fn actor_from(r: &Row<'_>, i: usize) -> rusqlite::Result<Actor> {
+    super::text_at(r, i)?.parse().map_err(|reason: String| {
+        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, reason.into())
+    })
 }
