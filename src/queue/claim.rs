@@ -414,43 +414,48 @@ fn claim_in<R: jobs::ClaimedRow>(
         }
         if room > 0 {
             candidates.extend(
-                jobs::candidates(tx, (kind, version), now, room, (conditions, has_needs))?
+                jobs::candidates::<R>(tx, (kind, version), now, room, (conditions, has_needs))?
                     .into_iter()
-                    .map(|candidate| (candidate, kind)),
+                    .map(|(candidate, ahead)| (candidate, ahead, kind)),
             );
         }
     }
-    candidates.sort_unstable();
+    // Best first across the kinds (what each read ahead of the ones cut off is
+    // dropped: at most `max_jobs` rows per kind).
+    candidates.sort_unstable_by_key(|(candidate, ..)| *candidate);
     candidates.truncate(request.max_jobs as usize);
     let mut claimed = Vec::with_capacity(candidates.len());
     let mut marker = jobs::Marker::<R>::new(tx)?;
-    for (candidate, kind) in candidates {
+    for (candidate, ahead, kind) in candidates {
         let lease_length = request.lease_for(kind);
         let expires_at = now.saturating_add(lease_length);
         let token = new_token();
         let lease = (token, expires_at, duration_millis(lease_length));
-        let (row, dependents) =
-            match marker.mark(candidate.id, (&request.worker, process), lease, now) {
-                Ok(claimed) => claimed,
-                Err(Error::StoredJson { id, column, reason }) => {
-                    // A row written by something else that cannot be read back must
-                    // not block every later claim: fail it, naming why.
-                    let error =
-                        sanitize_error(&format!("stored {column} is not valid JSON: {reason}"));
-                    let attempt = jobs::fail_unreadable(tx, id, &error, now)?;
-                    changes.push(Change {
-                        id,
-                        kind: kind.to_owned(),
-                        from: Some(JobStatus::Queued),
-                        to: JobStatus::Failed,
-                        attempt,
-                        ran: None,
-                    });
-                    changes.extend(jobs::deps::resolve(tx, id, JobStatus::Failed, now)?);
-                    continue;
-                }
-                Err(error) => return Err(error),
-            };
+        let (row, dependents) = match marker.mark(
+            (&candidate, ahead, kind),
+            (&request.worker, process),
+            lease,
+            now,
+        ) {
+            Ok(claimed) => claimed,
+            Err(Error::StoredJson { id, column, reason }) => {
+                // A row written by something else that cannot be read back must
+                // not block every later claim: fail it, naming why.
+                let error = sanitize_error(&format!("stored {column} is not valid JSON: {reason}"));
+                let attempt = jobs::fail_unreadable(tx, id, &error, now)?;
+                changes.push(Change {
+                    id,
+                    kind: kind.to_owned(),
+                    from: Some(JobStatus::Queued),
+                    to: JobStatus::Failed,
+                    attempt,
+                    ran: None,
+                });
+                changes.extend(jobs::deps::resolve(tx, id, JobStatus::Failed, now)?);
+                continue;
+            }
+            Err(error) => return Err(error),
+        };
         let (id, attempt) = (JobId::from_raw(candidate.id), row.attempts());
         changes.push(Change {
             id,

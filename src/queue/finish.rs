@@ -497,7 +497,13 @@ pub(super) fn new_token() -> i64 {
 
 /// The token as a lease carries it: 16 hexadecimal digits.
 pub(super) fn token_text(token: i64) -> String {
-    format!("{:016x}", token as u64)
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let bits = token as u64;
+    // Written digit by digit: `format!` costs a job's claim about a percent.
+    (0..16)
+        .rev()
+        .map(|digit| char::from(DIGITS[(bits >> (digit * 4)) as usize & 0xf]))
+        .collect()
 }
 
 fn token_from_text(text: &str) -> i64 {
@@ -550,4 +556,18 @@ pub(super) fn check_lease_length(name: &'static str, length: Duration) -> Result
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{token_from_text, token_text};
+
+    #[test]
+    fn a_token_is_16_lowercase_hex_digits_and_reads_back() {
+        for token in [1, 0x0123_4567_89ab_cdef, i64::MAX, 0x00ff] {
+            let text = token_text(token);
+            assert_eq!(text, format!("{:016x}", token as u64));
+            assert_eq!(token_from_text(&text), token);
+        }
+    }
 }

@@ -55,16 +55,13 @@ impl Runner {
         };
         let token = CancellationToken::new();
         let (interrupt_tx, interrupt_rx) = oneshot::channel();
-        let wake = self.inner.wake.clone();
         let progress = Arc::new(AttemptProgress::new(
             job.id,
             job.kind.clone(),
             lease.attempt,
             self.inner.queue.bus().clone(),
             self.inner.queue.clock().clone(),
-            Arc::new(move || {
-                wake();
-            }),
+            self.inner.wake.clone(),
         ));
         let ctx = JobContext {
             id: job.id,

@@ -27,7 +27,7 @@ pub(crate) struct AttemptProgress {
     dirty: AtomicBool,
     stored_at: AtomicI64,
     // Asks the runner's thread for a round, which stores what is due.
-    wake: Arc<dyn Fn() + Send + Sync>,
+    wake: Arc<dyn Fn() -> bool + Send + Sync>,
 }
 
 impl std::fmt::Debug for AttemptProgress {
@@ -46,7 +46,7 @@ impl AttemptProgress {
         attempt: u32,
         bus: EventBus,
         clock: Arc<dyn Clock>,
-        wake: Arc<dyn Fn() + Send + Sync>,
+        wake: Arc<dyn Fn() -> bool + Send + Sync>,
     ) -> Self {
         AttemptProgress {
             id,
@@ -69,7 +69,7 @@ impl AttemptProgress {
         }
         self.dirty.store(true, Ordering::Relaxed);
         if self.store_due_at().is_some_and(|at| at <= self.clock.now()) {
-            (self.wake)();
+            let _ = (self.wake)();
         }
     }
 

@@ -447,16 +447,23 @@ mod tests {
     fn the_claims_seek_reads_jobs_in_claim_order_from_the_index_with_no_sort() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("raw.db"), &StoreOptions::default()).unwrap();
-        let plan: Vec<String> = store
-            .conn()
-            .prepare(&format!("EXPLAIN QUERY PLAN {}", jobs::CANDIDATES))
-            .unwrap()
-            .query_map([1, 2, 3, 4], |row| row.get(3))
-            .unwrap()
-            .collect::<rusqlite::Result<_>>()
-            .unwrap();
-        let plan = plan.join("; ");
+        let plan_of = |seek: &str| -> String {
+            let plan: Vec<String> = store
+                .conn()
+                .prepare(&format!("EXPLAIN QUERY PLAN {seek}"))
+                .unwrap()
+                .query_map([1, 2, 3, 4], |row| row.get(3))
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap();
+            plan.join("; ")
+        };
+        let plan = plan_of(jobs::CANDIDATES);
         assert!(plan.contains("USING COVERING INDEX jobs_active"), "{plan}");
+        assert!(!plan.contains("TEMP B-TREE"), "{plan}");
+        // The runner's seek reads the rows it will claim, in the same order.
+        let plan = plan_of(jobs::CANDIDATES_TO_START);
+        assert!(plan.contains("USING INDEX jobs_active"), "{plan}");
         assert!(!plan.contains("TEMP B-TREE"), "{plan}");
     }
 

@@ -9,7 +9,7 @@ use crate::clock::Timestamp;
 use crate::error::{Error, Result};
 use crate::model::{Actor, Conditions, Constraints, Job, JobId, JobStatus, WAITING_FOR_JOBS};
 
-use super::read::{actor_from, payload_from, read_claimed, version_from, READ_CLAIMED};
+use super::read::{actor_from, read_claimed, version_from, READ_CLAIMED};
 use super::{status_from, take_follow_up, Change};
 
 /// How many queued jobs [`next_run_at`] looks at, at most.
@@ -295,21 +295,22 @@ pub(crate) struct Candidate {
     pub id: i64,
 }
 
-/// The best `limit` runnable jobs of `kind` at `now`, best first.
+/// The best `limit` runnable jobs of `kind` at `now`, best first, each with what
+/// `R` reads of it in the same seek.
 ///
 /// No `LIMIT ?` here: SQLite's planner peeks at a bound LIMIT, so every new binding
 /// would re-prepare the statement (measured: a tenth of a claim's time). The index
 /// yields rows in claim order, so reading only the first `limit` is just as cheap.
-pub(crate) fn candidates(
+pub(crate) fn candidates<R: ClaimedRow>(
     tx: &Transaction<'_>,
     (kind, version): (&str, u32),
     now: Timestamp,
     limit: u32,
     (conditions, flagged): (&Conditions, bool),
-) -> Result<Vec<Candidate>> {
+) -> Result<Vec<(Candidate, R::Ahead)>> {
     // A payload newer than the claimer knows waits for a build that does; a job whose
     // needs the machine does not meet waits in a lane that is not read.
-    let mut statement = tx.prepare_cached(CANDIDATES)?;
+    let mut statement = tx.prepare_cached(R::SEEK)?;
     let mut found = Vec::new();
     let lanes = lanes(tx, kind, Some(conditions), Some(flagged))?;
     if flagged && !lanes.any {
@@ -325,36 +326,69 @@ pub(crate) fn candidates(
     }
     for needs in lanes.met {
         let rows = statement.query_map(params![kind, now.as_millis(), version, needs], |r| {
-            Ok(Candidate {
+            let candidate = Candidate {
                 neg_priority: -r.get::<_, i64>(0)?,
                 run_at: r.get(1)?,
                 id: r.get(2)?,
-            })
+            };
+            Ok((candidate, R::ahead(r)?))
         })?;
         for row in rows.take(limit as usize) {
             found.push(row?);
         }
     }
     // Each lane is in claim order; several are merged.
-    found.sort_unstable();
+    found.sort_unstable_by_key(|(candidate, _)| *candidate);
     found.truncate(limit as usize);
     Ok(found)
 }
 
 /// The claim's seek: one lane of `needs`, in claim order straight from the index.
-pub(crate) const CANDIDATES: &str = "SELECT priority, run_at, id FROM jobs INDEXED BY jobs_active \
-     WHERE status = 'queued' AND kind = ?1 AND needs = ?4 AND run_at <= ?2 \
-     AND payload_version <= ?3 ORDER BY priority DESC, run_at, id";
+/// `{}` is what else it reads of each job (nothing, or [`Start`]'s columns).
+macro_rules! seek {
+    ($also:literal) => {
+        concat!(
+            "SELECT priority, run_at, id",
+            $also,
+            " FROM jobs INDEXED BY jobs_active \
+             WHERE status = 'queued' AND kind = ?1 AND needs = ?4 AND run_at <= ?2 \
+             AND payload_version <= ?3 ORDER BY priority DESC, run_at, id"
+        )
+    };
+}
 
-/// What a claim reads back of each job it marked running: the whole [`Job`] (what
+/// The claim's seek for a whole [`Job`], from the index alone.
+pub(crate) const CANDIDATES: &str = seek!("");
+
+/// The runner's seek, which also reads what [`Start`] needs (each row it reads, its
+/// first `limit` of a lane, is a job it will most likely claim).
+pub(crate) const CANDIDATES_TO_START: &str =
+    seek!(", payload, payload_version, attempts, parent_id, actor, timeout_ms, has_dependents");
+
+/// What a claim reads of each job it marks running: the whole [`Job`] (what
 /// `Queue::claim` hands a worker) or [`Start`] (what the runner gives a handler).
 pub(crate) trait ClaimedRow: Sized {
-    /// Reads the row of job `?1`, `has_dependents` last.
+    /// The seek for candidates: `priority, run_at, id`, then what
+    /// [`ahead`](ClaimedRow::ahead) reads.
+    const SEEK: &'static str;
+
+    /// What the seek reads of a candidate beyond its place in the order.
+    type Ahead;
+
+    /// Reads [`Ahead`](ClaimedRow::Ahead) from the seek's row.
+    fn ahead(r: &Row<'_>) -> rusqlite::Result<Self::Ahead>;
+
+    /// Reads the job `?1` after the update that marked it running; `""` when what was
+    /// read ahead is enough.
     const READ: &'static str;
 
-    /// The row read by [`READ`](ClaimedRow::READ), why its JSON could not be read (if
-    /// it could not), and whether jobs wait for it.
-    fn from_claimed_row(r: &Row<'_>) -> rusqlite::Result<(Self, Option<Error>, bool)>;
+    /// The job as its claim left it, from what was read ahead or by `read`, and
+    /// whether jobs wait for it; `Error::StoredJson` when its payload is not JSON.
+    fn claimed(
+        read: &mut Option<rusqlite::CachedStatement<'_>>,
+        job: (JobId, &str, Timestamp),
+        ahead: Self::Ahead,
+    ) -> Result<(Self, bool)>;
 
     /// The attempt the claim counted.
     fn attempts(&self) -> u32;
@@ -367,10 +401,29 @@ pub(crate) trait ClaimedRow: Sized {
 }
 
 impl ClaimedRow for Job {
+    const SEEK: &'static str = CANDIDATES;
+    type Ahead = ();
+
+    fn ahead(_: &Row<'_>) -> rusqlite::Result<()> {
+        Ok(())
+    }
+
     const READ: &'static str = READ_CLAIMED;
 
-    fn from_claimed_row(r: &Row<'_>) -> rusqlite::Result<(Self, Option<Error>, bool)> {
-        read_claimed(r)
+    fn claimed(
+        read: &mut Option<rusqlite::CachedStatement<'_>>,
+        (id, ..): (JobId, &str, Timestamp),
+        (): (),
+    ) -> Result<(Self, bool)> {
+        let read = match read {
+            Some(read) => read.query_row([id.raw()], read_claimed).optional()?,
+            None => None,
+        };
+        match read {
+            None => Err(Error::JobNotFound(id)),
+            Some((_, Some(unreadable), _)) => Err(unreadable),
+            Some((job, None, dependents)) => Ok((job, dependents)),
+        }
     }
 
     fn attempts(&self) -> u32 {
@@ -386,8 +439,8 @@ impl ClaimedRow for Job {
     }
 }
 
-/// What the runner reads of a job it claimed: what its handler and context are
-/// given, and no more (a whole [`Job`] is 27 columns and as many allocations).
+/// What the runner reads of a job it claims: what its handler and context are given,
+/// and no more (a whole [`Job`] is 27 columns and as many allocations).
 #[derive(Debug)]
 pub(crate) struct Start {
     pub id: JobId,
@@ -401,28 +454,59 @@ pub(crate) struct Start {
     pub timeout_ms: Option<u64>,
 }
 
-impl ClaimedRow for Start {
-    const READ: &'static str = "SELECT id, kind, payload, payload_version, attempts, run_at, \
-         parent_id, actor, timeout_ms, has_dependents FROM jobs WHERE id = ?1";
+/// [`Start`]'s columns as the seek read them, before the claim.
+pub(crate) struct StartAhead {
+    payload: String,
+    payload_version: u32,
+    attempts: u32,
+    parent: Option<JobId>,
+    actor: Actor,
+    timeout_ms: Option<u64>,
+    has_dependents: bool,
+}
 
-    fn from_claimed_row(r: &Row<'_>) -> rusqlite::Result<(Self, Option<Error>, bool)> {
-        let id = JobId::from_raw(r.get(0)?);
-        let (payload, unreadable) = match payload_from(r, 2, id)? {
-            Ok(payload) => (payload, None),
-            Err(unreadable) => (Value::Null, Some(unreadable)),
-        };
-        let start = Start {
-            id,
-            kind: r.get(1)?,
-            payload,
-            payload_version: version_from(r, 3)?,
-            attempts: r.get(4)?,
-            run_at: Timestamp::from_millis(r.get(5)?),
+impl ClaimedRow for Start {
+    const SEEK: &'static str = CANDIDATES_TO_START;
+    type Ahead = StartAhead;
+
+    fn ahead(r: &Row<'_>) -> rusqlite::Result<StartAhead> {
+        Ok(StartAhead {
+            payload: r.get(3)?,
+            payload_version: version_from(r, 4)?,
+            attempts: r.get(5)?,
             parent: r.get::<_, Option<i64>>(6)?.map(JobId::from_raw),
             actor: actor_from(r, 7)?,
             timeout_ms: r.get::<_, Option<i64>>(8)?.map(|ms| ms.max(0) as u64),
+            has_dependents: r.get(9)?,
+        })
+    }
+
+    const READ: &'static str = "";
+
+    fn claimed(
+        _: &mut Option<rusqlite::CachedStatement<'_>>,
+        (id, kind, run_at): (JobId, &str, Timestamp),
+        ahead: StartAhead,
+    ) -> Result<(Self, bool)> {
+        let payload =
+            serde_json::from_str::<Value>(&ahead.payload).map_err(|e| Error::StoredJson {
+                id,
+                column: "payload",
+                reason: e.to_string(),
+            })?;
+        let start = Start {
+            id,
+            kind: kind.to_owned(),
+            payload,
+            payload_version: ahead.payload_version,
+            // The update that marked it running counted this attempt.
+            attempts: ahead.attempts.saturating_add(1),
+            run_at,
+            parent: ahead.parent,
+            actor: ahead.actor,
+            timeout_ms: ahead.timeout_ms,
         };
-        Ok((start, unreadable, r.get(9)?))
+        Ok((start, ahead.has_dependents))
     }
 
     fn attempts(&self) -> u32 {
@@ -438,12 +522,12 @@ impl ClaimedRow for Start {
     }
 }
 
-/// Marks queued jobs running, one at a time, with the two statements it needs
-/// prepared once for the whole claim: looking a statement up in the connection's
-/// cache hashes its text each time, which came to a few percent of a job's claim.
+/// Marks queued jobs running, one at a time, with the statements it needs prepared
+/// once for the whole claim: looking a statement up in the connection's cache hashes
+/// its text each time, which came to a few percent of a job's claim.
 pub(crate) struct Marker<'t, R> {
     update: rusqlite::CachedStatement<'t>,
-    read: rusqlite::CachedStatement<'t>,
+    read: Option<rusqlite::CachedStatement<'t>>,
     row: std::marker::PhantomData<R>,
 }
 
@@ -453,7 +537,8 @@ impl<'t, R: ClaimedRow> Marker<'t, R> {
     /// `UPDATE ... RETURNING` would do both in one statement, but SQLite keeps
     /// RETURNING rows in a temporary b-tree it builds and tears down per call; an update
     /// and a primary-key read are cheaper (measured again for a claim's jobs in one
-    /// `UPDATE ... WHERE id IN (...) RETURNING`: more instructions per job, not fewer).
+    /// `UPDATE ... WHERE id IN (...) RETURNING`: more instructions per job, not fewer),
+    /// and reading in the seek (the runner's [`Start`]) is cheaper still.
     pub(crate) fn new(tx: &'t Transaction<'_>) -> Result<Self> {
         Ok(Marker {
             update: tx.prepare_cached(
@@ -463,22 +548,26 @@ impl<'t, R: ClaimedRow> Marker<'t, R> {
                  lease_process = ?7 \
                  WHERE id = ?1 AND status = 'queued'",
             )?,
-            read: tx.prepare_cached(R::READ)?,
+            read: match R::READ {
+                "" => None,
+                read => Some(tx.prepare_cached(read)?),
+            },
             row: std::marker::PhantomData,
         })
     }
 
-    /// Marks a queued job running under `worker` until `expires_at`; returns it, and
-    /// whether jobs wait for it.
+    /// Marks a queued job (`candidate`, of `kind`) running under `worker` until
+    /// `expires_at`; returns it, and whether jobs wait for it.
     pub(crate) fn mark(
         &mut self,
-        id: i64,
+        (candidate, ahead, kind): (&Candidate, R::Ahead, &str),
         (worker, process): (&str, Option<i64>),
         (token, expires_at, lease_ms): (i64, Timestamp, i64),
         now: Timestamp,
     ) -> Result<(R, bool)> {
-        self.update.execute(params![
-            id,
+        let id = JobId::from_raw(candidate.id);
+        let changed = self.update.execute(params![
+            candidate.id,
             worker,
             expires_at.as_millis(),
             now.as_millis(),
@@ -486,12 +575,12 @@ impl<'t, R: ClaimedRow> Marker<'t, R> {
             lease_ms,
             process
         ])?;
-        let read = self.read.query_row([id], R::from_claimed_row).optional()?;
-        match read {
-            None => Err(Error::JobNotFound(JobId::from_raw(id))),
-            Some((_, Some(unreadable), _)) => Err(unreadable),
-            Some((row, None, dependents)) => Ok((row, dependents)),
+        if changed != 1 {
+            // The seek found it queued in this same transaction: never seen.
+            return Err(Error::JobNotFound(id));
         }
+        let run_at = Timestamp::from_millis(candidate.run_at);
+        R::claimed(&mut self.read, (id, kind, run_at), ahead)
     }
 }
 

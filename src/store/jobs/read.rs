@@ -322,7 +322,7 @@ fn job_from_row(r: &Row<'_>) -> rusqlite::Result<(Job, Option<Error>)> {
 }
 
 /// The payload in column `i` of job `id`'s row, or why it is not valid JSON.
-pub(super) fn payload_from(
+fn payload_from(
     r: &Row<'_>,
     i: usize,
     id: JobId,
