@@ -78,7 +78,8 @@ impl Runner {
             RunningJob {
                 lease: lease.clone(),
                 held,
-                renewed_at: self.now(),
+                // The lease was granted at the claim.
+                renewed_at: held.started_at,
                 token,
                 interrupt: Some(interrupt_tx),
                 progress: progress.clone(),
