@@ -44,8 +44,7 @@ impl Schema {
     /// Values that deserialize into `T`.
     #[must_use]
     pub fn of<T: DeserializeOwned + 'static>() -> Self {
-        let check: Arc<Check> = if std::any::TypeId::of::<T>() == std::any::TypeId::of::<Value>()
-        {
+        let check: Arc<Check> = if std::any::TypeId::of::<T>() == std::any::TypeId::of::<Value>() {
             // Every JSON value is a `Value`: nothing to build and drop to know it.
             Arc::new(|_| Ok(()))
         } else {

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::handler::HandlerFuture;
 use super::progress::AttemptProgress;
-use super::{Inner, Interrupt, JobContext, JobError, Runner, RunningJob, Signal};
+use super::{Ended, Inner, Interrupt, JobContext, JobError, Runner, RunningJob, Signal};
 use crate::locks::lock;
 use crate::model::JobId;
 use crate::panics::{panic_message, CatchUnwind};
@@ -39,7 +39,12 @@ impl Runner {
 
     /// Spawns the handler of a claimed job as one task that also catches its panic
     /// and listens for interrupts. A handler that returns in its first poll is not
-    /// spawned: its outcome is returned, for the caller to write.
+    /// spawned, nor counted in `running`: its outcome is returned, for the caller to
+    /// write.
+    ///
+    /// Only the thread that launches handlers acts on interrupts (the runner's, or
+    /// the one calling `dispatch` and `finish_pending`), so none can come for a job
+    /// during its first poll, before it is in `running`.
     #[must_use]
     pub(super) fn launch(
         &self,
@@ -47,12 +52,13 @@ impl Runner {
         job: Start,
         lease: Lease,
         held: Held,
-    ) -> Option<(Lease, Option<Outcome>)> {
+    ) -> Option<Ended> {
         let Some(handler) = self.inner.handlers.get(&job.kind) else {
             // A claim names only our kinds; never panic over it all the same.
             tracing::error!(kind = %job.kind, "claimed a job with no handler");
             return None;
         };
+        let job_id = job.id;
         let token = CancellationToken::new();
         let (interrupt_tx, interrupt_rx) = oneshot::channel();
         let progress = Arc::new(AttemptProgress::new(
@@ -73,18 +79,6 @@ impl Runner {
             progress: Some(progress.clone()),
             queue: self.inner.queue.clone(),
         };
-        lock(&self.inner.running).insert(
-            job.id,
-            RunningJob {
-                lease: lease.clone(),
-                held,
-                // The lease was granted at the claim.
-                renewed_at: held.started_at,
-                token,
-                interrupt: Some(interrupt_tx),
-                progress: progress.clone(),
-            },
-        );
         // The handler's closure and its future's first poll run here, on this thread,
         // inside the runtime's context (a closure may call `tokio::spawn` before
         // returning its future). A panic in either is a failed attempt, never the end
@@ -166,9 +160,26 @@ impl Runner {
         match first {
             Poll::Ready(outcome) => {
                 progress.finish();
-                Some((lease, outcome))
+                let last = progress.take_last();
+                Some(Ended {
+                    lease,
+                    outcome,
+                    known: Some((held, last)),
+                })
             }
             Poll::Pending => {
+                lock(&self.inner.running).insert(
+                    job_id,
+                    RunningJob {
+                        lease: lease.clone(),
+                        held,
+                        // The lease was granted at the claim.
+                        renewed_at: held.started_at,
+                        token,
+                        interrupt: Some(interrupt_tx),
+                        progress: progress.clone(),
+                    },
+                );
                 let inner = self.inner.clone();
                 runtime.spawn(async move {
                     let outcome = task.await;

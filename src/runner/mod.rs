@@ -85,6 +85,29 @@ struct RunningJob {
     progress: Arc<progress::AttemptProgress>,
 }
 
+/// An attempt whose handler returned, its outcome (`None`: write nothing) waiting
+/// for a round to write it.
+struct Ended {
+    lease: Lease,
+    outcome: Option<Outcome>,
+    /// For a handler that returned in its first poll, which never entered `running`:
+    /// what the claim knew of the attempt and the last progress it reported.
+    known: Option<(Held, Option<Reported>)>,
+}
+
+/// A progress report: steps done, of a total if known.
+type Reported = (u64, Option<u64>);
+
+impl Ended {
+    fn done(lease: Lease, outcome: Option<Outcome>) -> Self {
+        Ended {
+            lease,
+            outcome,
+            known: None,
+        }
+    }
+}
+
 /// What wakes the runner's thread.
 enum Signal {
     /// A handler returned; `None` outcome: write nothing.
@@ -113,7 +136,7 @@ struct Inner {
     // Outcomes of handlers that returned in their first poll, on the thread that
     // launched them: written by the next round without a trip through the inbox.
     // Mutex: filled by a round, taken by the next one (or by drain() and stop()).
-    ready: Mutex<Vec<(Lease, Option<Outcome>)>>,
+    ready: Mutex<Vec<Ended>>,
     // Wakes drain() and stop(), which wait in async code, when a handler returns.
     done_ready: Notify,
     stopping: CancellationToken,
@@ -322,9 +345,11 @@ impl Runner {
     /// Writes `batch` and, with `claim`, claims jobs for the slots free once it is
     /// written, in one transaction; launches what it claimed. Returns how many attempts
     /// ended and how many jobs started.
-    fn settle(&self, batch: Vec<(Lease, Option<Outcome>)>, claim: bool) -> Result<(usize, usize)> {
+    fn settle(&self, batch: Vec<Ended>, claim: bool) -> Result<(usize, usize)> {
+        // The ends of attempts still in `running` free their slots with this write.
+        let leaving = batch.iter().filter(|ended| ended.known.is_none()).count();
         let free = (self.inner.settings.workers as usize)
-            .saturating_sub(self.running().saturating_sub(batch.len()));
+            .saturating_sub(self.running().saturating_sub(leaving));
         let claiming = claim
             && free > 0
             && !self.inner.stopping.is_cancelled()
@@ -342,28 +367,34 @@ impl Runner {
         if batch.is_empty() && runtime.is_none() {
             return Ok((0, 0));
         }
-        let writes: Vec<(Lease, Outcome)> = batch
-            .iter()
-            .filter_map(|(lease, outcome)| Some((lease.clone(), outcome.clone()?)))
-            .collect();
         // The last progress an attempt reported goes with its outcome; what the claim
         // knew of each attempt spares its end a read.
+        let mut writes: Vec<(Lease, Outcome)> = Vec::with_capacity(batch.len());
+        let mut progress: Vec<(Lease, u64, Option<u64>)> = Vec::new();
+        let mut held: Vec<Option<Held>> = Vec::with_capacity(batch.len());
         let running = lock(&self.inner.running);
-        let progress: Vec<(Lease, u64, Option<u64>)> = writes
-            .iter()
-            .filter_map(|(lease, _)| {
-                let (done, total) = running.get(&lease.job_id)?.progress.take_last()?;
-                Some((lease.clone(), done, total))
-            })
-            .collect();
-        let held: Vec<Option<Held>> = writes
-            .iter()
-            .map(|(lease, _)| {
-                let job = running.get(&lease.job_id)?;
-                let same = job.lease.attempt == lease.attempt && job.lease.token == lease.token;
-                same.then_some(job.held)
-            })
-            .collect();
+        for ended in &batch {
+            let Some(outcome) = &ended.outcome else {
+                continue;
+            };
+            let lease = &ended.lease;
+            let (known, last) = match ended.known {
+                Some((known, last)) => (Some(known), last),
+                None => match running.get(&lease.job_id) {
+                    Some(job) => {
+                        let same =
+                            job.lease.attempt == lease.attempt && job.lease.token == lease.token;
+                        (same.then_some(job.held), job.progress.take_last())
+                    }
+                    None => (None, None),
+                },
+            };
+            if let Some((done, total)) = last {
+                progress.push((lease.clone(), done, total));
+            }
+            held.push(known);
+            writes.push((lease.clone(), outcome.clone()));
+        }
         drop(running);
         let mut request = self.inner.request.clone();
         request.max_jobs = free as u32;
@@ -374,7 +405,12 @@ impl Runner {
             None,
             &held,
         );
-        self.forget(batch.iter().map(|(lease, _)| lease.job_id));
+        self.forget(
+            batch
+                .iter()
+                .filter(|ended| ended.known.is_none())
+                .map(|ended| ended.lease.job_id),
+        );
         let (results, claimed) = match settled {
             Ok(settled) => settled,
             Err(error) => {
@@ -399,10 +435,10 @@ impl Runner {
     }
 
     /// Keeps what happened to each attempt for [`drain`](Runner::drain).
-    fn report(&self, batch: &[(Lease, Option<Outcome>)], results: Vec<Result<Finished>>) {
+    fn report(&self, batch: &[Ended], results: Vec<Result<Finished>>) {
         let mut results = results.into_iter();
         let mut reports = lock(&self.inner.reports);
-        for (lease, outcome) in batch {
+        for Ended { lease, outcome, .. } in batch {
             let finished = match outcome {
                 Some(_) => results
                     .next()

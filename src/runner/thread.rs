@@ -7,12 +7,12 @@ use std::time::{Duration, Instant};
 
 use tokio::runtime::Handle;
 
-use super::{Interrupt, Runner, Signal};
+use super::{Ended, Interrupt, Runner, Signal};
 use crate::db::Db;
 use crate::error::Result;
 use crate::locks::lock;
 use crate::model::JobId;
-use crate::queue::{Lease, Outcome, LEASE_SWEEP_INTERVAL};
+use crate::queue::LEASE_SWEEP_INTERVAL;
 
 /// After a write to the file's log that showed no other connection's commit, when to
 /// look again: SQLite appends a commit's frames to the log before it publishes the
@@ -277,9 +277,9 @@ impl Runner {
 
     /// Acts on one signal from the inbox: an outcome joins `batch`, a cancel interrupts
     /// its handler at once, a wake-up is taken. Returns whether it asks to stop.
-    pub(super) fn sort(&self, signal: Signal, batch: &mut Vec<(Lease, Option<Outcome>)>) -> bool {
+    pub(super) fn sort(&self, signal: Signal, batch: &mut Vec<Ended>) -> bool {
         match signal {
-            Signal::Done(lease, outcome) => batch.push((lease, outcome)),
+            Signal::Done(lease, outcome) => batch.push(Ended::done(lease, outcome)),
             // Release: pairs with the subscriber's swap (see `Runner::new`).
             Signal::Wake => self.inner.wake_pending.store(false, Ordering::Release),
             Signal::Written => self.inner.written_pending.store(false, Ordering::Release),
@@ -292,7 +292,7 @@ impl Runner {
     /// One round of the loop: lease upkeep, then the finished attempts written and
     /// the freed slots refilled in one transaction. Returns whether every slot is busy,
     /// and whether any attempt ended or started.
-    fn round(&self, batch: Vec<(Lease, Option<Outcome>)>) -> Result<(bool, bool)> {
+    fn round(&self, batch: Vec<Ended>) -> Result<(bool, bool)> {
         #[cfg(test)]
         self.inner.rounds.fetch_add(1, Ordering::Relaxed);
         self.maintain()?;
