@@ -32,6 +32,7 @@ macro_rules! job_columns {
 mod admin;
 mod attempt;
 mod claim;
+mod claimed;
 pub(crate) mod deps;
 mod insert;
 mod kinds;
@@ -40,6 +41,7 @@ mod read;
 pub(crate) use admin::*;
 pub(crate) use attempt::*;
 pub(crate) use claim::*;
+pub(crate) use claimed::*;
 pub(crate) use insert::*;
 pub(crate) use kinds::*;
 pub(crate) use read::*;
