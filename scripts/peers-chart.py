@@ -22,7 +22,11 @@ for line in text.splitlines():
 
 width, left, right, bar, gap = 760, 330, 40, 12, 14
 height = 60 + len(rows) * (2 * bar + gap) + 40
-lo, hi = 1.0, 1000.0
+lo = 1.0
+# The scale ends at the power of ten above the largest ratio (1000x at least), so no
+# bar or label runs past the chart.
+largest = max(r for row in rows for r in row[1:] if r is not None)
+hi = 10.0 ** max(3, math.ceil(math.log10(largest)))
 def x(ratio):
     return left + (width - left - right) * (math.log10(ratio) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
 out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="12">',
@@ -31,7 +35,7 @@ out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height
        '<rect x="10" y="30" width="12" height="10" fill="#1e40af"/><text x="26" y="39">÷ effectum 0.7.0</text>',
        '<rect x="150" y="30" width="12" height="10" fill="#b45309"/><text x="166" y="39">÷ apalis-sqlite 1.0.0</text>']
 top = 60
-for tick in (1, 2, 10, 100, 1000):
+for tick in (1, 2) + tuple(10 ** k for k in range(1, round(math.log10(hi)) + 1)):
     out.append(f'<line x1="{x(tick):.1f}" y1="{top - 6}" x2="{x(tick):.1f}" y2="{height - 30}" stroke="#d1d5db"/>')
     out.append(f'<text x="{x(tick):.1f}" y="{height - 15}" text-anchor="middle">{tick}x</text>')
 out.append(f'<line x1="{x(2):.1f}" y1="{top - 6}" x2="{x(2):.1f}" y2="{height - 30}" stroke="#b91c1c" stroke-dasharray="4 3"/>')

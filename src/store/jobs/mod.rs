@@ -1,5 +1,6 @@
 //! SQL for the `jobs` table, a file per family of statements: inserting (`insert`),
-//! claiming (`claim`), a running attempt's fenced writes (`attempt`), what an operator
+//! claiming (`claim`: leases, lanes and idle reads; `claimed`: the steps for each job it
+//! takes), a running attempt's fenced writes (`attempt`), what an operator
 //! does to one job (`admin`), the settings of a kind (`kinds`) and reading (`read`).
 //! The queue decides; these modules only read and write rows.
 
