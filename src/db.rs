@@ -9,14 +9,16 @@
 //!
 //! [`write`](Db::write) is the only way to change the file: one `BEGIN IMMEDIATE`
 //! transaction, retried on `SQLITE_BUSY`, after which the job state changes it
-//! collected are published on the bus and a runner is woken if a job became runnable.
+//! collected are published on the bus (in the order of the commits: they take their
+//! place in the bus's order before the connection's lock is released) and a runner is
+//! woken if a job became runnable.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use rusqlite::{Connection, Transaction};
 
-use crate::bus::{EventBus, JobStateChanged, PluginHealth};
+use crate::bus::{Event, EventBus, JobStateChanged, PluginHealth};
 use crate::clock::{Clock, SleepWatch, Timestamp};
 use crate::conditions::ConditionSource;
 use crate::error::Result;
@@ -225,34 +227,49 @@ impl Db {
         at: Timestamp,
         mut work: impl FnMut(&Transaction<'_>, &mut Changes) -> Result<T>,
     ) -> Result<T> {
-        let (value, changes) = self.store().write(|tx| {
+        let mut store = self.store();
+        let (value, changes) = store.write(|tx| {
             let mut changes = Changes::new();
             let value = work(tx, &mut changes)?;
             history::record(tx, &changes, at)?;
             Ok((value, changes))
         })?;
-        self.publish(changes, at);
+        self.publish(store, changes, at);
         Ok(value)
     }
 
-    /// Publishes committed job state changes, and wakes runners when a job became
-    /// runnable.
-    pub(crate) fn publish(&self, changes: Changes, at: Timestamp) {
+    /// Publishes job state changes that were committed through `store` (whose lock is
+    /// released here), and wakes runners when a job became runnable.
+    ///
+    /// The changes take their place in the bus's order before the lock is released,
+    /// so listeners hear every commit of this handle in the order it was made: a
+    /// runner that claims a job the moment it is enqueued is heard after the enqueue.
+    pub(crate) fn publish(&self, store: MutexGuard<'_, Store>, changes: Changes, at: Timestamp) {
+        if changes.is_empty() {
+            return;
+        }
         #[cfg(feature = "metrics")]
         crate::metrics::jobs(&changes);
-        if changes.iter().any(|change| change.to == JobStatus::Queued) {
+        let runnable = changes.iter().any(|change| change.to == JobStatus::Queued);
+        let events = changes
+            .into_iter()
+            .map(|change| {
+                Event::JobStateChanged(JobStateChanged {
+                    id: change.id,
+                    kind: change.kind,
+                    from: change.from,
+                    to: change.to,
+                    attempt: change.attempt,
+                    at,
+                })
+            })
+            .collect();
+        let place = self.inner.bus.line_up(events);
+        drop(store);
+        if runnable {
             self.notify(Notice::Runnable);
         }
-        for change in changes {
-            self.inner.bus.publish(JobStateChanged {
-                id: change.id,
-                kind: change.kind,
-                from: change.from,
-                to: change.to,
-                attempt: change.attempt,
-                at,
-            });
-        }
+        self.inner.bus.deliver(place);
     }
 
     /// Runs `hook` on the notifying thread for every later notice; it stays

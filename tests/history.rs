@@ -351,3 +351,96 @@ fn counts_take_in_the_current_minutes_ends_before_and_after_they_move() {
         .unwrap();
     assert_eq!(minutes, 0);
 }
+
+#[test]
+fn a_job_that_waited_for_others_waits_from_when_they_ended() {
+    let h = Harness::new();
+    let parent = h
+        .queue
+        .enqueue("fetch", &json!({}), EnqueueOptions::new())
+        .unwrap()
+        .id;
+    h.clock.advance(Duration::from_secs(1));
+    h.queue
+        .enqueue("index", &json!({}), EnqueueOptions::new().after([parent]))
+        .unwrap();
+    // The parent starts 38 s later and ends 1 s after that, 39 s after its child was
+    // enqueued; the child starts 3 s after the parent ended.
+    h.clock.advance(Duration::from_secs(38));
+    let lease = claim_one(&h, "fetch");
+    h.clock.advance(Duration::from_secs(1));
+    h.queue.complete(&lease, None).unwrap();
+    h.clock.advance(Duration::from_secs(3));
+    let lease = claim_one(&h, "index");
+    h.clock.advance(Duration::from_millis(10));
+    h.queue.complete(&lease, None).unwrap();
+    let points = last_hour(&h.queue, "index", h.clock.now());
+    assert_eq!(points.len(), 1, "{points:?}");
+    let wait = points[0].wait_p50_ms.unwrap();
+    assert!(
+        (3_000..=4_243).contains(&wait),
+        "the wait counts from the parent's end (3 s), not the enqueue (42 s): {wait} ms"
+    );
+}
+
+#[test]
+fn a_range_holds_only_the_periods_that_start_in_it() {
+    let h = Harness::new();
+    let start = h.clock.now();
+    let at =
+        |offset: Duration| Timestamp::from_millis(start.as_millis() + offset.as_millis() as i64);
+    // One end, at 10:10 (the harness starts on the hour).
+    h.clock.advance(10 * MINUTE);
+    let lease = start_at_once(&h, "mail");
+    h.queue.complete(&lease, None).unwrap();
+    h.clock.advance(HOUR);
+
+    let by_hour = |from, to| {
+        h.queue
+            .history("mail", HistoryRange::new(from, to, HistoryStep::Hour))
+            .unwrap()
+    };
+    let by_minute = |from, to| {
+        h.queue
+            .history("mail", HistoryRange::new(from, to, HistoryStep::Minute))
+            .unwrap()
+    };
+    // From inside the hour or the minute of the end: neither period starts in the range.
+    assert_eq!(by_hour(at(30 * MINUTE), at(HOUR)), vec![]);
+    assert_eq!(
+        by_minute(at(10 * MINUTE + MINUTE / 2), at(20 * MINUTE)),
+        vec![]
+    );
+    let kinds = h
+        .queue
+        .history_kinds(HistoryRange::new(
+            at(30 * MINUTE),
+            at(35 * MINUTE),
+            HistoryStep::Minute,
+        ))
+        .unwrap();
+    assert_eq!(kinds, Vec::<String>::new());
+    // From the start of either period, it is there.
+    let hours = by_hour(at(Duration::ZERO), at(HOUR));
+    assert_eq!(
+        (hours.len(), hours[0].at, hours[0].succeeded),
+        (1, start, 1)
+    );
+    let minutes = by_minute(at(10 * MINUTE), at(11 * MINUTE));
+    assert_eq!((minutes.len(), minutes[0].at), (1, at(10 * MINUTE)));
+    // Folded into its hour, the end is in the hour from its start only.
+    h.queue
+        .compact_history(HistoryKeep {
+            by_minute: MINUTE,
+            by_hour: 24 * HOUR,
+        })
+        .unwrap();
+    assert_eq!(by_minute(at(10 * MINUTE), at(HOUR)), vec![]);
+    assert_eq!(by_minute(at(Duration::ZERO), at(HOUR)).len(), 1);
+    assert_eq!(by_hour(at(Duration::from_millis(1)), at(2 * HOUR)), vec![]);
+}
+
+/// Enqueues a job of `kind` and claims it at once.
+fn start_at_once(h: &Harness, kind: &str) -> tauri_plugin_jobs::queue::Lease {
+    start(h, kind, Duration::ZERO, Duration::ZERO)
+}

@@ -2,17 +2,25 @@
 //!
 //! Two kinds of listener, for two kinds of consumer:
 //!
-//! - **Handlers** are internal components. They run inline, in publish order, on the
-//!   publishing thread; every matching event reaches every handler. A handler that
+//! - **Handlers** are internal components. They run inline, one event at a time, on
+//!   the publishing thread (or on another publisher's, which delivers what lined up
+//!   behind its own); every matching event reaches every handler. A handler that
 //!   returns an error or panics is logged and skipped, and the others still run. Keep
-//!   handlers quick: hand slow work to a task.
+//!   handlers quick: hand slow work to a task, and never wait in one for a thread that
+//!   may be publishing.
 //! - **Streams** feed clients (the webview). Each has its own bounded buffer; when its
 //!   consumer falls behind, the oldest events are dropped and counted
 //!   ([`EventStream::dropped`]). A slow stream never blocks the publisher or the other
 //!   streams. Compared with a plain `tokio::sync::broadcast` receiver, which this wraps,
 //!   a stream keeps the lost count instead of returning it as an error.
+//!
+//! Every handler and every stream hears the events in one order: the order they were
+//! published in, and for the changes of jobs, the order they were committed in
+//! (`order`), whatever threads wrote them. A job is never heard in a later state before
+//! an earlier one.
 
 mod event;
+mod order;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -23,6 +31,8 @@ use tokio::sync::broadcast;
 use crate::locks::{lock, read, write};
 use crate::model::sanitize_error;
 use crate::panics::panic_message;
+pub(crate) use order::Place;
+use order::{Batch, Order};
 
 pub use event::{
     AccountDisconnected, Event, JobDeleted, JobProgress, JobStateChanged, JobsPruned, KindPaused,
@@ -70,6 +80,8 @@ struct Inner {
     // Mutex: publish prunes closed streams while it walks the list.
     streams: Mutex<Vec<broadcast::Sender<Arc<Event>>>>,
     next_handler: AtomicU64,
+    // The one order every listener hears events in (see `order`).
+    order: Order,
 }
 
 impl std::fmt::Debug for EventBus {
@@ -124,8 +136,30 @@ impl EventBus {
 
     /// Publishes an event to every handler, then to every stream. Never blocks on a
     /// listener.
+    ///
+    /// Every listener hears the bus's events in one order, the order they were
+    /// published in (a write's changes in the order they were committed), one event at
+    /// a time: when another thread is delivering, this call waits until it has
+    /// delivered this event too, unless it is made from inside a handler, which
+    /// returns at once (the event is heard right after the current one).
     pub fn publish(&self, event: impl Into<Event>) {
-        self.publish_event(event.into());
+        let place = self.inner.order.line_up(Batch::One(event.into()));
+        self.deliver(place);
+    }
+
+    /// Takes the next place in the bus's order for `events`: call it while holding
+    /// the lock that ordered the write they come from, then [`deliver`](Self::deliver)
+    /// the place once that lock is released.
+    pub(crate) fn line_up(&self, events: Vec<Event>) -> Place {
+        self.inner.order.line_up(Batch::Many(events))
+    }
+
+    /// Returns once what was lined up at `place` has been heard (see
+    /// [`publish`](Self::publish)).
+    pub(crate) fn deliver(&self, place: Place) {
+        self.inner
+            .order
+            .deliver(place, |event| self.publish_event(event));
     }
 
     // Not generic: one copy of it in the binary, not one per type of event.

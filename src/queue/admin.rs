@@ -44,7 +44,8 @@ impl Queue {
     ) -> Result<RetryOutcome> {
         let db = self.db();
         let now = db.now();
-        let found = db.store().write(|tx| jobs::retry(tx, id, now, reach));
+        let mut store = db.store();
+        let found = store.write(|tx| jobs::retry(tx, id, now, reach));
         let found = match found {
             Err(Error::Sqlite(error))
                 if error.sqlite_error_code() == Some(ErrorCode::ConstraintViolation) =>
@@ -73,6 +74,7 @@ impl Queue {
             RetryFound::Missing => return Err(Error::JobNotFound(id)),
         };
         db.publish(
+            store,
             vec![Change {
                 id,
                 kind,

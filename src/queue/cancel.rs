@@ -37,7 +37,8 @@ impl Queue {
     ) -> Result<CancelOutcome> {
         let db = self.db();
         let now = db.now();
-        let (found, waiting) = db.store().write(|tx| {
+        let mut store = db.store();
+        let (found, waiting) = store.write(|tx| {
             let found = jobs::cancel(tx, id, now, reach)?;
             let changes = match &found {
                 jobs::CancelFound::Cancelled(kind, attempt) => {
@@ -58,11 +59,9 @@ impl Queue {
             };
             Ok((found, changes))
         })?;
+        db.publish(store, waiting, now);
         match found {
-            jobs::CancelFound::Cancelled(..) => {
-                db.publish(waiting, now);
-                Ok(CancelOutcome::Cancelled)
-            }
+            jobs::CancelFound::Cancelled(..) => Ok(CancelOutcome::Cancelled),
             jobs::CancelFound::Requested => {
                 // No runner in this process is fine: the worker learns it from its
                 // next heartbeat.

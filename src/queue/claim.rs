@@ -250,7 +250,8 @@ impl Queue {
             }
         }
         let known_process = self.inner.process_row.load(Ordering::Relaxed);
-        let (results, claimed, changes, process) = db.store().write(|tx| {
+        let mut store = db.store();
+        let (results, claimed, changes, process) = store.write(|tx| {
             let mut changes = Changes::new();
             let mut results = Vec::with_capacity(batch.len());
             let mut ends = jobs::Ends::default();
@@ -310,7 +311,7 @@ impl Queue {
                 .last_claim_found
                 .store(!claimed.is_empty(), Ordering::Relaxed);
         }
-        db.publish(changes, now);
+        db.publish(store, changes, now);
         Ok((results, claimed))
     }
 }

@@ -152,11 +152,9 @@ impl Queue {
     /// more than [`MAX_HISTORY_SPAN`].
     pub fn history(&self, kind: &str, range: HistoryRange) -> Result<Vec<HistoryPoint>> {
         let (from, to) = checked(range)?;
-        // An hour row that starts before `from` may hold minutes inside the range:
-        // read from the start of its hour, and keep what starts in the range.
         let periods = self
             .db()
-            .read(|conn| history::read::<Tally>(conn, kind, from - from.rem_euclid(HOUR_MS), to))?;
+            .read(|conn| history::read::<Tally>(conn, kind, from, to))?;
         Ok(merged(periods, from, range.step)
             .into_iter()
             .map(|(at, span, tally)| HistoryPoint::from_tally(at, span, &tally))
@@ -167,9 +165,8 @@ impl Queue {
     /// [`history`](Queue::history) does.
     pub fn history_kinds(&self, range: HistoryRange) -> Result<Vec<String>> {
         let (from, to) = checked(range)?;
-        // As in `history`: an hour row that starts before `from` may hold a minute in it.
         self.db()
-            .read(|conn| history::keys::<Tally>(conn, from - from.rem_euclid(HOUR_MS), to))
+            .read(|conn| history::keys::<Tally>(conn, from, to))
     }
 
     /// Folds minutes older than `keep.by_minute` into hours and deletes hours older
@@ -205,7 +202,9 @@ impl Queue {
 type Compact = fn(&rusqlite::Transaction<'_>, i64, i64, usize) -> Result<(usize, bool)>;
 
 /// `range` in milliseconds, refused when it ends before it starts or spans more than
-/// [`MAX_HISTORY_SPAN`].
+/// [`MAX_HISTORY_SPAN`]; its start moved to the first period of its step that starts
+/// in it (a range holds the periods that start in it: from 10:30 by hour, the first
+/// is the hour at 11:00, and an hour row of stored minutes at 10:00 is not read).
 pub(crate) fn checked(range: HistoryRange) -> Result<(i64, i64)> {
     let (from, to) = (range.from.as_millis(), range.to.as_millis());
     if to < from {
@@ -223,7 +222,17 @@ pub(crate) fn checked(range: HistoryRange) -> Result<(i64, i64)> {
             ),
         ));
     }
-    Ok((from, to))
+    let span = match range.step {
+        HistoryStep::Minute => MINUTE_MS,
+        HistoryStep::Hour => HOUR_MS,
+    };
+    let into = from.rem_euclid(span);
+    let first = if into == 0 {
+        from
+    } else {
+        from.saturating_add(span - into)
+    };
+    Ok((first, to))
 }
 
 /// The start of the period after the one `at` is in.
@@ -231,8 +240,8 @@ fn next_start(at: i64, span: i64) -> i64 {
     at - at.rem_euclid(span) + span
 }
 
-/// Stored periods as `(start, length, tally)` of `step`, those that end by `from` left
-/// out.
+/// Stored periods as `(start, length, tally)` of `step`, those that start before
+/// `from` left out.
 pub(crate) fn merged<T: Counts>(
     periods: Vec<Period<T>>,
     from: i64,
@@ -251,6 +260,6 @@ pub(crate) fn merged<T: Counts>(
             _ => merged.push((at, span, period.tally)),
         }
     }
-    merged.retain(|(at, span, _)| at + span > from);
+    merged.retain(|(at, _, _)| *at >= from);
     merged
 }

@@ -21,7 +21,8 @@ impl Queue {
         let now = db.now();
         let woke_at = db.woke_at();
         let gone = self.gone_holders()?;
-        let changes = db.store().write(|tx| {
+        let mut store = db.store();
+        let changes = store.write(|tx| {
             let changes =
                 jobs::reclaim_expired(tx, now, DEFAULT_MAX_LEASE_EXPIRIES, woke_at, &gone)?;
             history::record(tx, &changes, now)?;
@@ -30,7 +31,7 @@ impl Queue {
         Self::log_reclaimed(&changes);
         self.log_failed(&changes);
         let count = changes.len();
-        db.publish(changes, now);
+        db.publish(store, changes, now);
         Ok(count)
     }
 

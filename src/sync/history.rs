@@ -11,7 +11,7 @@ use crate::clock::Timestamp;
 use crate::error::Result;
 use crate::queue::history::{checked, merged};
 use crate::queue::HistoryRange;
-use crate::store::history::{self, SyncTally, HOUR_MS};
+use crate::store::history::{self, SyncTally};
 
 /// One period of a sync target's history. Runs that did not happen (skipped: not due,
 /// joined one in flight) or were cancelled are not counted.
@@ -77,7 +77,7 @@ impl SyncEngine {
         let (from, to) = checked(range)?;
         self.inner
             .db
-            .read(|conn| history::keys::<SyncTally>(conn, from - from.rem_euclid(HOUR_MS), to))
+            .read(|conn| history::keys::<SyncTally>(conn, from, to))
     }
 
     /// [`history`](SyncEngine::history) of a target named as stored.
@@ -87,9 +87,10 @@ impl SyncEngine {
         range: HistoryRange,
     ) -> Result<Vec<SyncHistoryPoint>> {
         let (from, to) = checked(range)?;
-        let periods = self.inner.db.read(|conn| {
-            history::read::<SyncTally>(conn, target, from - from.rem_euclid(HOUR_MS), to)
-        })?;
+        let periods = self
+            .inner
+            .db
+            .read(|conn| history::read::<SyncTally>(conn, target, from, to))?;
         Ok(merged(periods, from, range.step)
             .into_iter()
             .map(|(at, span, tally)| SyncHistoryPoint::from_tally(at, span, &tally))

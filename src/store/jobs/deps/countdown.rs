@@ -53,7 +53,7 @@ pub(super) fn count_down(
     }
     let freed = tx
         .prepare_cached(
-            "UPDATE jobs SET needs = needs & ~?2, updated_at = ?3 \
+            "UPDATE jobs SET needs = needs & ~?2, updated_at = ?3, run_at = max(run_at, ?3) \
              WHERE id = ?1 AND status = 'queued' AND needs & ?2 <> 0",
         )?
         .execute(params![dependent.raw(), WAITING_FOR_JOBS, now.as_millis()])?;
@@ -64,6 +64,8 @@ pub(super) fn count_down(
     let (kind, attempt): (String, u32) = tx
         .prepare_cached("SELECT kind, attempts FROM jobs WHERE id = ?1")?
         .query_row([dependent.raw()], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    // It is runnable from now (or its own later start): its wait in the history
+    // counts from here, and it queues behind the jobs that were runnable before it.
     // The runners hear of it as of any job queued now.
     Ok(Some(Change {
         id: dependent,
