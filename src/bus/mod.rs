@@ -143,8 +143,9 @@ impl EventBus {
     /// delivered this event too, unless it is made from inside a handler, which
     /// returns at once (the event is heard right after the current one).
     pub fn publish(&self, event: impl Into<Event>) {
-        let place = self.inner.order.line_up(Batch::One(event.into()));
-        self.deliver(place);
+        self.inner
+            .order
+            .publish(event.into(), |event| self.publish_event(event));
     }
 
     /// Takes the next place in the bus's order for `events`: call it while holding

@@ -84,6 +84,42 @@ impl Order {
         place
     }
 
+    /// Delivers `event` in its place in line: at once on this thread when nobody is
+    /// delivering and nothing is in line (the common case: no line is kept), else as
+    /// [`deliver`](Order::deliver) does.
+    pub(super) fn publish(&self, event: Event, mut to: impl FnMut(Event)) {
+        let mut state = lock(&self.state);
+        if state.delivering || !state.line.is_empty() {
+            state.line.push_back(Batch::One(event));
+            let place = Place(state.given);
+            state.given += 1;
+            drop(state);
+            return self.deliver(place, to);
+        }
+        state.given += 1;
+        state.delivering = true;
+        drop(state);
+        let outer = DELIVERING.with(|delivering| delivering.replace(true));
+        let mut guard = Delivering {
+            order: self,
+            outer,
+            done: false,
+        };
+        to(event);
+        let mut state = lock(&self.state);
+        state.delivered += 1;
+        guard.done = true;
+        DELIVERING.with(|delivering| delivering.set(outer));
+        state.delivering = false;
+        if !state.line.is_empty() {
+            // Lined up meanwhile (by a handler, or by threads now waiting): theirs next.
+            state = self.deliver_all(state, &mut to);
+        }
+        if state.waiting > 0 {
+            self.delivered.notify_all();
+        }
+    }
+
     /// Returns once the batch at `place` was delivered (by this thread, with everything
     /// in line before and after it, if nobody else is delivering), or at once when this
     /// thread is itself delivering (a handler that published): then the thread
@@ -234,13 +270,21 @@ mod tests {
                 scope.spawn(move || {
                     for n in 0..500 {
                         let value = thread * 1000 + n;
-                        // As a commit: the place is taken under the writers' lock.
-                        let place = {
+                        let to = |event: Event| heard.lock().unwrap().push(id(&event));
+                        if n % 2 == 0 {
+                            // As a commit: the place is taken under the writers' lock.
+                            let place = {
+                                let _commit = lined.lock().unwrap();
+                                heard.lock().unwrap().push(-value - 1);
+                                order.line_up(Batch::One(event(value)))
+                            };
+                            order.deliver(place, to);
+                        } else {
+                            // As a plain publication, at once when nobody delivers.
                             let _commit = lined.lock().unwrap();
                             heard.lock().unwrap().push(-value - 1);
-                            order.line_up(Batch::One(event(value)))
-                        };
-                        order.deliver(place, |event| heard.lock().unwrap().push(id(&event)));
+                            order.publish(event(value), to);
+                        }
                         let heard = heard.lock().unwrap();
                         assert!(heard.contains(&value), "returned before its own was heard");
                     }
