@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the webview API (type check, build, vitest), then formatting,
-# lints and every Rust test (unit, integration, multi-process, mock-runtime, doc), a
+# lints and every Rust test (unit, integration, multi-process, mock-runtime, doc), the
+# same suite built for Windows and run under Wine, clippy for macOS, a
 # packaged quick-start app in the real webview, the whole suite again at the lowest rusqlite
 # accepted, then the example app end to end in a real webview.
 set -euo pipefail
@@ -72,6 +73,15 @@ done
 RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --features testing,metrics
 cargo test --workspace --exclude jobs-features --locked --features tauri-plugin-jobs/metrics
 disk "after the tests"
+
+# Windows and macOS from here: the crate's suite built for Windows and run under Wine
+# (clippy first), clippy for both Apple targets (SQLite compiled by zig).
+bash scripts/test-platforms.sh
+if [ "${CI:-}" = true ]; then
+  # A fresh CI machine keeps no cache: give the disk back for the steps after.
+  rm -rf target/x86_64-pc-windows-gnu target/wine
+fi
+disk "after Windows and macOS"
 
 # The README's quick start in a fresh create-tauri-app project, built from what
 # `cargo package` and `npm pack` make (their contents checked against allowed lists),

@@ -35,9 +35,10 @@ fn unsupported() -> Option<String> {
 #[test]
 fn connectivity_coming_back_retries_offline_syncs_in_a_network_namespace() {
     if let Some(reason) = unsupported() {
-        // CI must never go green without this having run.
+        // CI must never go green without this having run on Linux (other systems,
+        // Windows under Wine in CI, have no network namespaces).
         assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
+            !cfg!(target_os = "linux") || std::env::var("CI").as_deref() != Ok("true"),
             "refusing to skip under CI=true: {reason}"
         );
         eprintln!("skipped: {reason}");

@@ -15,9 +15,8 @@
 //!   the timed one later.
 //! - A job another process delays by a second starts on time under the same noise.
 //!
-//! Real processes, bounded in time, cleaned up on the way out; Unix only (SIGSTOP).
-
-#![cfg(unix)]
+//! Real processes, bounded in time, cleaned up on the way out. A frozen helper is
+//! SIGSTOP on Unix and a suspended process on Windows (`NtSuspendProcess`).
 
 use std::io::BufRead;
 use std::process::{Child, ChildStdout, Command, Stdio};
@@ -46,14 +45,41 @@ struct Reaper(Child);
 
 impl Drop for Reaper {
     fn drop(&mut self) {
-        let pid = self.0.id() as libc::pid_t;
-        // SAFETY: signalling a child this test started and still owns.
-        unsafe {
-            libc::kill(pid, libc::SIGCONT);
-        }
+        freeze(&self.0, false);
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
+}
+
+/// Freezes (`true`) or thaws the child as a hung or suspended process is: SIGSTOP and
+/// SIGCONT. Returns whether the system did it.
+#[cfg(unix)]
+fn freeze(child: &Child, frozen: bool) -> bool {
+    let signal = if frozen { libc::SIGSTOP } else { libc::SIGCONT };
+    // SAFETY: signalling a child this test started and still owns.
+    unsafe { libc::kill(child.id() as libc::pid_t, signal) == 0 }
+}
+
+/// Windows: the whole process suspended and resumed (ntdll's `NtSuspendProcess`, what
+/// Process Explorer's Suspend does).
+#[cfg(windows)]
+fn freeze(child: &Child, frozen: bool) -> bool {
+    use std::os::windows::io::AsRawHandle;
+    #[link(name = "ntdll")]
+    extern "system" {
+        fn NtSuspendProcess(process: *mut std::ffi::c_void) -> i32;
+        fn NtResumeProcess(process: *mut std::ffi::c_void) -> i32;
+    }
+    let handle = child.as_raw_handle();
+    // SAFETY: the handle is the child's, open with all access, while `child` lives.
+    let status = unsafe {
+        if frozen {
+            NtSuspendProcess(handle)
+        } else {
+            NtResumeProcess(handle)
+        }
+    };
+    status >= 0
 }
 
 /// Runs one of the ignored tests below in a child process (this test binary again).
@@ -174,11 +200,7 @@ async fn frozen_holders_job_runs_again(noisy: bool) {
     let (helper, stdout) = child("frozen_helper", &path);
     line_from(stdout, "claimed").await;
     let claimed_at = Instant::now();
-    // SAFETY: signalling the child this test started.
-    assert_eq!(
-        unsafe { libc::kill(helper.0.id() as libc::pid_t, libc::SIGSTOP) },
-        0
-    );
+    assert!(freeze(&helper.0, true), "the helper was frozen");
     let held = queue.get(id).unwrap().unwrap();
     assert_eq!(held.status, JobStatus::Running);
     let lease_ends = held.lease_expires_at.expect("a lease");

@@ -238,7 +238,7 @@ impl Jobs {
     /// file. Returns the jobs it gave back: they run again after the restart.
     ///
     /// ```no_run
-    /// # async fn install(app: tauri::AppHandle) -> Result<(), Box<dyn std::error::Error>> {
+    /// # async fn install<R: tauri::Runtime>(app: tauri::AppHandle<R>) -> Result<(), Box<dyn std::error::Error>> {
     /// use std::time::Duration;
     /// use tauri_plugin_jobs::JobsExt;
     ///

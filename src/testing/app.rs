@@ -158,6 +158,14 @@ impl Drop for Frozen {
     }
 }
 
+/// The app's own origin, as Tauri's capability check counts it local on this system:
+/// a window's page calls from here (`http://tauri.localhost` on Windows, where WebView2
+/// serves the app's assets over http, `tauri://localhost` elsewhere).
+#[cfg(windows)]
+const LOCAL_ORIGIN: &str = "http://tauri.localhost";
+#[cfg(not(windows))]
+const LOCAL_ORIGIN: &str = "tauri://localhost";
+
 /// How long [`MockChannel::next`] waits for a message.
 const CHANNEL_WAIT: Duration = Duration::from_secs(10);
 
@@ -312,7 +320,7 @@ impl MockApp {
                 cmd: format!("plugin:{PLUGIN_NAME}|{command}"),
                 callback: CallbackFn(0),
                 error: CallbackFn(1),
-                url: "tauri://localhost".parse().expect("a URL"),
+                url: LOCAL_ORIGIN.parse().expect("a URL"),
                 body: InvokeBody::Json(args),
                 headers: Default::default(),
                 invoke_key: INVOKE_KEY.to_owned(),

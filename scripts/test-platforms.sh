@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The crate on the systems Tauri apps ship to first, from this Debian machine:
+#
+# - Windows: the crate's whole test suite built for x86_64-pc-windows-gnu (mingw-w64)
+#   and run under Wine, after clippy for that target. Not WebView2: the example app's
+#   end-to-end run needs a real Windows.
+# - macOS: clippy for aarch64-apple-darwin and x86_64-apple-darwin, SQLite's C
+#   compiled by zig (PyPI's `ziglang`, scripts/macos/zig-cc.sh). Compiled, not run: no
+#   macOS SDK or machine can be had here.
+#
+# Installs what it needs (Debian's mingw-w64 and Wine, the rustup targets, ziglang).
+# Called by scripts/test.sh; runs alone too.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+missing=()
+for package in gcc-mingw-w64-x86-64 wine wine64; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$package")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "platforms: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+fi
+rustup target add x86_64-pc-windows-gnu aarch64-apple-darwin x86_64-apple-darwin >/dev/null 2>&1 ||
+  rustup target add x86_64-pc-windows-gnu aarch64-apple-darwin x86_64-apple-darwin
+if ! python3 -m ziglang version >/dev/null 2>&1; then
+  python3 -m pip install --quiet --disable-pip-version-check ziglang
+fi
+
+# ===== Windows =====
+
+win=x86_64-pc-windows-gnu
+export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc
+export CC_x86_64_pc_windows_gnu=x86_64-w64-mingw32-gcc
+export AR_x86_64_pc_windows_gnu=x86_64-w64-mingw32-ar
+export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine
+# A prefix of our own, quiet; debug info off for the Windows build only (it halves
+# the link time of ~50 test binaries, and a backtrace under Wine names no lines
+# anyway).
+export WINEPREFIX="$PWD/target/wine"
+export WINEDEBUG=-all
+export CARGO_PROFILE_DEV_DEBUG=0
+if [ ! -f "$WINEPREFIX/system.reg" ]; then
+  wineboot -i >/dev/null 2>&1 || true
+fi
+# Wine 8 lacks bcryptprimitives.dll, which Rust's std imports: a stand-in built here.
+x86_64-w64-mingw32-gcc -shared -O2 -o target/bcryptprimitives.dll \
+  scripts/windows/processprng.c -ladvapi32
+cp target/bcryptprimitives.dll "$WINEPREFIX/drive_c/windows/system32/"
+
+cargo clippy --locked --target "$win" -p tauri-plugin-jobs --all-targets --features metrics -- -D warnings
+# The Tauri layer is tested through the mock runtime, as on Linux. Tests that need a
+# facility Windows lacks say so and why in their output ("skipped: ...").
+cargo test --locked --target "$win" -p tauri-plugin-jobs --features metrics
+unset CARGO_PROFILE_DEV_DEBUG
+
+# ===== macOS (compiled, not run) =====
+
+for target in aarch64-apple-darwin x86_64-apple-darwin; do
+  cc="CC_${target//-/_}"
+  export "$cc=$PWD/scripts/macos/zig-cc.sh"
+  ZIG_TARGET="${target%%-*}-macos" cargo clippy --locked --target "$target" --lib -- -D warnings
+  ZIG_TARGET="${target%%-*}-macos" cargo clippy --locked --target "$target" --lib \
+    --no-default-features -- -D warnings
+done
+echo "platforms: Windows built and tested under Wine; macOS compiled (not run)"
