@@ -4,8 +4,9 @@
 # - Windows: the crate's whole test suite built for x86_64-pc-windows-gnu (mingw-w64)
 #   and run under Wine, after clippy for that target. Not WebView2: the example app's
 #   end-to-end run needs a real Windows.
-# - macOS: clippy for aarch64-apple-darwin and x86_64-apple-darwin, SQLite's C
-#   compiled by zig (PyPI's `ziglang`, scripts/macos/zig-cc.sh). Compiled, not run: no
+# - macOS: clippy (every target: the crate, its tests and benches, and the crate
+#   without its default features) for aarch64-apple-darwin and x86_64-apple-darwin,
+#   SQLite's C compiled by zig (PyPI's `ziglang`, scripts/macos/zig-cc.sh). Compiled, not run: no
 #   macOS SDK or machine can be had here.
 #
 # Installs what it needs (Debian's mingw-w64 and Wine, the rustup targets, ziglang).
@@ -64,7 +65,8 @@ unset CARGO_PROFILE_DEV_DEBUG
 for target in aarch64-apple-darwin x86_64-apple-darwin; do
   cc="CC_${target//-/_}"
   export "$cc=$PWD/scripts/macos/zig-cc.sh"
-  ZIG_TARGET="${target%%-*}-macos" cargo clippy --locked --target "$target" --lib -- -D warnings
+  ZIG_TARGET="${target%%-*}-macos" cargo clippy --locked --target "$target" \
+    -p tauri-plugin-jobs --all-targets --features metrics -- -D warnings
   ZIG_TARGET="${target%%-*}-macos" cargo clippy --locked --target "$target" --lib \
     --no-default-features -- -D warnings
 done

@@ -359,3 +359,42 @@ fn damage_past_the_first_page_is_found_at_open_and_names_the_file() {
     assert!(err.to_string().contains("raw.db"), "{err}");
     assert_eq!(bytes(&path), damaged);
 }
+
+/// An app data directory as users have them, with spaces and characters outside ASCII
+/// (on Windows, names WebView2 apps get under `%APPDATA%`): the file, its log and the
+/// watch on it work there, and a reopened file has the job.
+#[test]
+fn raw_db_in_a_directory_with_spaces_and_non_ascii_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = dir
+        .path()
+        .join("Application Data")
+        .join("Éloïse's Podcasts – 日本語 ünï");
+    std::fs::create_dir_all(&app).unwrap();
+    let path = app.join("raw.db");
+    let queue = Queue::open(&path, QueueOptions::new()).unwrap();
+    let id = queue
+        .enqueue("k", &"kept", EnqueueOptions::new())
+        .unwrap()
+        .id;
+    assert!(
+        path.with_extension("db-wal").exists(),
+        "the log sits beside it"
+    );
+    let watched = queue.watch_other_processes();
+    assert!(
+        watched || std::env::var("CI").as_deref() != Ok("true"),
+        "the watch on {} was refused",
+        app.display()
+    );
+    drop(queue);
+    let again = Queue::open(&path, QueueOptions::new()).unwrap();
+    assert_eq!(
+        again.get(id).unwrap().unwrap().payload,
+        serde_json::json!("kept")
+    );
+    let err = Queue::open(app.join("missing dir").join("raw.db"), QueueOptions::new());
+    if let Err(err) = err {
+        assert!(err.to_string().contains("missing dir"), "{err}");
+    }
+}
