@@ -247,7 +247,7 @@ mod tests {
     use crate::model::{JobId, JobStatus, Timestamp};
     use std::sync::atomic::AtomicUsize;
 
-    fn sample(id: i64) -> Event {
+    pub(super) fn sample(id: i64) -> Event {
         Event::JobStateChanged(JobStateChanged {
             id: JobId::from_raw(id),
             kind: "k".into(),

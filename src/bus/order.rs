@@ -77,11 +77,7 @@ thread_local! {
 impl Order {
     /// Takes the next place in line for `batch`.
     pub(super) fn line_up(&self, batch: Batch) -> Place {
-        let mut state = lock(&self.state);
-        state.line.push_back(batch);
-        let place = Place(state.given);
-        state.given += 1;
-        place
+        lock(&self.state).line_up(batch)
     }
 
     /// Delivers `event` in its place in line: at once on this thread when nobody is
@@ -90,26 +86,18 @@ impl Order {
     pub(super) fn publish(&self, event: Event, mut to: impl FnMut(Event)) {
         let mut state = lock(&self.state);
         if state.delivering || !state.line.is_empty() {
-            state.line.push_back(Batch::One(event));
-            let place = Place(state.given);
-            state.given += 1;
+            let place = state.line_up(Batch::One(event));
             drop(state);
             return self.deliver(place, to);
         }
         state.given += 1;
         state.delivering = true;
         drop(state);
-        let outer = DELIVERING.with(|delivering| delivering.replace(true));
-        let mut guard = Delivering {
-            order: self,
-            outer,
-            done: false,
-        };
+        let guard = Delivering::start(self);
         to(event);
         let mut state = lock(&self.state);
         state.delivered += 1;
-        guard.done = true;
-        DELIVERING.with(|delivering| delivering.set(outer));
+        guard.finish();
         state.delivering = false;
         if !state.line.is_empty() {
             // Lined up meanwhile (by a handler, or by threads now waiting): theirs next.
@@ -153,14 +141,7 @@ impl Order {
         to: &mut impl FnMut(Event),
     ) -> MutexGuard<'a, State> {
         state.delivering = true;
-        let outer = DELIVERING.with(|delivering| delivering.replace(true));
-        // Handlers run inside `catch_unwind` and a stream's send does not panic; should
-        // anything else, the line must not stay taken for good.
-        let mut guard = Delivering {
-            order: self,
-            outer,
-            done: false,
-        };
+        let guard = Delivering::start(self);
         while let Some(batch) = state.line.pop_front() {
             drop(state);
             for event in batch.into_events() {
@@ -173,17 +154,47 @@ impl Order {
             }
         }
         state.delivering = false;
-        guard.done = true;
-        DELIVERING.with(|delivering| delivering.set(outer));
+        guard.finish();
         state
     }
 }
 
-/// Gives the line back if delivering unwinds.
+impl State {
+    /// Takes the next place in line for `batch`.
+    fn line_up(&mut self, batch: Batch) -> Place {
+        self.line.push_back(batch);
+        let place = Place(self.given);
+        self.given += 1;
+        place
+    }
+}
+
+/// This thread delivering: marks it so (a handler's publication then never waits)
+/// and, if delivering unwinds, gives the line back. Handlers run inside
+/// `catch_unwind` and a stream's send does not panic; should anything else, the line
+/// must not stay taken for good.
 struct Delivering<'a> {
     order: &'a Order,
     outer: bool,
     done: bool,
+}
+
+impl<'a> Delivering<'a> {
+    fn start(order: &'a Order) -> Self {
+        let outer = DELIVERING.with(|delivering| delivering.replace(true));
+        Delivering {
+            order,
+            outer,
+            done: false,
+        }
+    }
+
+    /// Delivering ended as it should (the caller holds the line's lock and clears
+    /// `delivering` itself).
+    fn finish(mut self) {
+        self.done = true;
+        DELIVERING.with(|delivering| delivering.set(self.outer));
+    }
 }
 
 impl Drop for Delivering<'_> {
@@ -203,20 +214,8 @@ impl Drop for Delivering<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bus::JobStateChanged;
-    use crate::model::{JobId, JobStatus, Timestamp};
+    use crate::bus::tests::sample as event;
     use std::sync::Arc;
-
-    fn event(id: i64) -> Event {
-        Event::JobStateChanged(JobStateChanged {
-            id: JobId::from_raw(id),
-            kind: "k".into(),
-            from: None,
-            to: JobStatus::Queued,
-            attempt: 0,
-            at: Timestamp::EPOCH,
-        })
-    }
 
     fn id(event: &Event) -> i64 {
         match event {
