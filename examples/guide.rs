@@ -229,6 +229,37 @@ impl SyncSource for Feed {
     pub use source::Feed;
 }
 
+/// "Handlers, retries and errors": a handler that reaches the app, and where the
+/// plugin is added.
+#[rustfmt::skip]
+mod reach_the_app {
+use tauri::{Emitter, Manager, Runtime};
+use tauri_plugin_jobs::runner::{Handler, JobContext, JobError};
+
+/// What the app manages in its own `setup`: its HTTP client, its database pool...
+pub struct Library { pub folder: String }
+
+pub fn download<R: Runtime>() -> Handler {
+    Handler::new("download", |url: String, ctx: JobContext| async move {
+        let app = ctx.app::<R>()?;                    // the app's AppHandle
+        let library = app.state::<Library>();         // managed in the app's setup()
+        let dir = app.path().app_data_dir().map_err(JobError::permanent)?.join(&library.folder);
+        // ... fetch `url` into `dir`, then tell every window:
+        app.emit("downloaded", &url)?;
+        Ok(dir.join("episode.mp3").display().to_string())
+    })
+}
+
+pub fn app<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
+    builder
+        .setup(|app| {
+            app.manage(Library { folder: "episodes".into() });
+            Ok(())
+        })
+        .plugin(tauri_plugin_jobs::Builder::new().handler(download::<R>()).build())
+}
+}
+
 /// "Sleep and updates": ready for an update (the updater's calls around it in
 /// comments: tauri-plugin-updater is not a dependency here).
 #[rustfmt::skip]
@@ -284,6 +315,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         http: failing_source::Http,
     };
     let _ = before_an_update::<tauri::test::MockRuntime>;
+    let _ = reach_the_app::app::<tauri::test::MockRuntime>;
     // The snippets write raw.db and read config.toml where they run.
     let dir = tempfile::tempdir()?;
     std::env::set_current_dir(dir.path())?;

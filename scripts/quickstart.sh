@@ -61,8 +61,10 @@ version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 tar -xzf "target/package/tauri-plugin-jobs-$version.crate" -C "$work"
 mv "$work/tauri-plugin-jobs-$version" "$work/tauri-plugin-jobs"
 
-# The npm package: packed (its prepare script builds dist-js), then listed.
+# The npm package: built (dist-js/ is committed; this makes it from guest-js/ as it is
+# now), packed, then listed.
 [ -d node_modules ] || npm ci --no-audit --no-fund --ignore-scripts
+npm run build
 # The WebDriver client of the smoke test: the example app's own package, not the
 # webview package's (an install of that pulls no browser driver).
 [ -d examples/tauri-app/node_modules ] ||

@@ -50,12 +50,17 @@ if ! command -v actionlint >/dev/null 2>&1; then
 fi
 lint=$(command -v actionlint || echo "$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))')/actionlint")
 "$lint" .github/workflows/*.yml
-# api-iife.js is committed (build.rs hands it to Tauri for apps with withGlobalTauri):
-# it must be what the build makes of the sources.
-if git rev-parse --git-dir >/dev/null 2>&1 && ! git diff --quiet -- api-iife.js; then
-  echo "api-iife.js is stale: run npm run build and commit it" >&2
+# api-iife.js (build.rs hands it to Tauri for apps with withGlobalTauri) and dist-js/
+# (the package a checkout or git URL installs, with no build at install time) are
+# committed: they must be what the build makes of the sources, no file more or less.
+if git rev-parse --git-dir >/dev/null 2>&1 && [ -n "$(git status --porcelain -- api-iife.js dist-js)" ]; then
+  git status --short -- api-iife.js dist-js >&2
+  echo "api-iife.js or dist-js/ is stale: run npm run build and commit them" >&2
   exit 1
 fi
+# The README's npm install line, word for word, next to a fresh copy of the repository,
+# and the git URL form.
+bash scripts/npm-install.sh
 npm test
 
 cargo fmt --all -- --check

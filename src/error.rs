@@ -167,6 +167,15 @@ pub enum Error {
     /// The operating system refused to report network changes.
     #[error("cannot watch network interfaces: {0}")]
     NetworkWatch(String),
+    /// A handler, local job or sync source asked for the Tauri app (`ctx.app()`) where
+    /// there is none on that runtime.
+    #[error("no Tauri app on runtime `{wanted}`: {reason}")]
+    NoApp {
+        /// The runtime asked for.
+        wanted: &'static str,
+        /// Why there is none: no app at all, or one on another runtime.
+        reason: String,
+    },
 }
 
 impl Error {

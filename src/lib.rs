@@ -48,7 +48,7 @@
 //! model
 //! locks panics random json tempdir watch holder
 //! clock error backoff typescript
-//! kinds bus health progress conditions
+//! kinds bus health progress conditions app
 //! store
 //! config background metrics
 //! db
@@ -74,7 +74,9 @@
 //! - [`bus`]: typed events, with handlers that never miss one and bounded streams that
 //!   drop the oldest; [`health`] re-exports the health model it carries; `progress`
 //!   throttles progress reports to about one event a percent; [`conditions`]: where
-//!   the machine's power, network and idle time come from, for jobs with constraints.
+//!   the machine's power, network and idle time come from, for jobs with constraints;
+//!   `app`: the Tauri app's handle, kept for handlers, local jobs and sync sources
+//!   (`ctx.app()`).
 //! - `store`: `raw.db` itself: opening it safely, migrations, and every line of SQL.
 //! - [`config`]: `config.toml`, strict; `background`: the loop the scheduler and the
 //!   sync engine run; `metrics` (the `metrics` feature): what the history counts,
@@ -131,6 +133,7 @@
 
 pub mod model;
 
+mod app;
 mod holder;
 mod json;
 mod locks;

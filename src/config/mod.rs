@@ -157,18 +157,30 @@ pub struct JobsConfig {
 impl Config {
     /// Reads `path`; a missing file gives the defaults.
     pub fn load(path: impl AsRef<Path>) -> Result<Config> {
-        let path = path.as_ref();
+        Config::load_text(path.as_ref()).map(|(config, _)| config)
+    }
+
+    /// The same, with the text it was read from (empty for a missing file).
+    pub(crate) fn load_text(path: &Path) -> Result<(Config, String)> {
         match std::fs::read_to_string(path) {
-            Ok(text) => Config::parse(&text, path).map(|mut config| {
-                config.path = Some(path.to_owned());
-                config
-            }),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+            Ok(text) => Config::parse_from(&text, path).map(|config| (config, text)),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                Ok((Config::default(), String::new()))
+            }
             Err(source) => Err(Error::Io {
                 path: path.to_owned(),
                 source,
             }),
         }
+    }
+
+    /// Parses `text` read from `path`, which errors then name and [`Config::path`]
+    /// keeps.
+    pub(crate) fn parse_from(text: &str, path: &Path) -> Result<Config> {
+        Config::parse(text, path).map(|mut config| {
+            config.path = Some(path.to_owned());
+            config
+        })
     }
 
     /// Parses `text`; `path` only names the file in errors.
@@ -202,7 +214,9 @@ impl Config {
                             .insert(target.clone(), reader.sync(&key, section)?);
                     }
                 }
-                other => return Err(reader.error(other, "unknown section")),
+                other => {
+                    return Err(reader.unknown(other, other, reader::SECTIONS, "unknown section"))
+                }
             }
         }
         Ok(config)

@@ -20,7 +20,82 @@ pub(super) struct Reader {
     pub(super) path: PathBuf,
 }
 
+/// The keys of `[jobs]`, of a `[schedules.<name>]` and of a `[sync."<target>"]`
+/// section, and the sections: what a typo is compared with.
+const JOBS_KEYS: &[&str] = &[
+    "workers",
+    "lease_seconds",
+    "poll_interval_ms",
+    "backoff_base_seconds",
+    "backoff_max_seconds",
+    "backoff_jitter",
+    "max_attempts",
+    "retention_days",
+    "synchronous",
+    "kind_limits",
+    "rate_limits",
+];
+const SCHEDULE_KEYS: &[&str] = &[
+    "kind",
+    "every",
+    "cron",
+    "zone",
+    "payload",
+    "payload_version",
+    "priority",
+];
+const SYNC_KEYS: &[&str] = &["every", "min_interval", "max_backoff", "max_throttle"];
+pub(super) const SECTIONS: &[&str] = &["jobs", "schedules", "sync"];
+
+/// The known key nearest to `key`, when `key` looks like a typo of it: a few edits
+/// apart (one per three characters, at least one), case and `-` for `_` aside.
+fn nearest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
+    let key: Vec<char> = key.to_lowercase().replace('-', "_").chars().collect();
+    known
+        .iter()
+        .map(|candidate| {
+            (
+                edits(&key, &candidate.chars().collect::<Vec<_>>()),
+                *candidate,
+            )
+        })
+        .filter(|(distance, candidate)| *distance <= (candidate.len() / 3).max(1))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| candidate)
+}
+
+/// Levenshtein distance, with a swap of two neighbours counted as one edit.
+fn edits(a: &[char], b: &[char]) -> usize {
+    let mut rows = vec![(0..=b.len()).collect::<Vec<_>>(); a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (rows[i - 1][j] + 1)
+                .min(rows[i][j - 1] + 1)
+                .min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = best;
+        }
+    }
+    rows[a.len()][b.len()]
+}
+
 impl Reader {
+    /// An unknown key or section `name` (its last part `key`): names the nearest of
+    /// `known` when it looks like a typo of it, else lists them.
+    pub(super) fn unknown(&self, name: &str, key: &str, known: &[&str], what: &str) -> Error {
+        let reason = match nearest(key, known) {
+            Some(near) => format!("{what}: did you mean `{near}`?"),
+            None => format!("{what} (known: {})", known.join(", ")),
+        };
+        self.error(name, reason)
+    }
+
     /// An error naming the file and the key; both the key and the reason are cut,
     /// since they may quote a pathological line of the file.
     pub(super) fn error(&self, key: &str, reason: impl Into<String>) -> Error {
@@ -77,7 +152,7 @@ impl Reader {
                             .map_err(|reason: String| self.error(&name, reason))?,
                     );
                 }
-                _ => return Err(self.error(&name, "unknown key")),
+                _ => return Err(self.unknown(&name, key, JOBS_KEYS, "unknown key")),
             }
         }
         if base.is_some() || max.is_some() || jitter.is_some() {
@@ -164,7 +239,7 @@ impl Reader {
                         })?;
                     schedule.priority = Some(Priority(priority));
                 }
-                _ => return Err(self.error(&key_name, "unknown key")),
+                _ => return Err(self.unknown(&key_name, key, SCHEDULE_KEYS, "unknown key")),
             }
         }
         if schedule.every.is_some() && schedule.cron.is_some() {
@@ -183,13 +258,15 @@ impl Reader {
         let mut sync = SyncConfig::default();
         for (key, value) in self.table(name, value)? {
             let key_name = format!("{name}.{key}");
+            if !SYNC_KEYS.contains(&key.as_str()) {
+                return Err(self.unknown(&key_name, key, SYNC_KEYS, "unknown key"));
+            }
             let duration = self.duration(&key_name, value)?;
             match key.as_str() {
                 "every" => sync.every = Some(duration),
                 "min_interval" => sync.min_interval = Some(duration),
                 "max_backoff" => sync.max_backoff = Some(duration),
-                "max_throttle" => sync.max_throttle = Some(duration),
-                _ => return Err(self.error(&key_name, "unknown key")),
+                _ => sync.max_throttle = Some(duration),
             }
         }
         Ok(sync)

@@ -77,7 +77,36 @@ fn errors_name_the_key() {
             "jobs.workers",
             "expected an integer, found string",
         ),
-        ("[jobs]\nworker = 4", "jobs.worker", "unknown key"),
+        (
+            "[jobs]\nworker = 4",
+            "jobs.worker",
+            "did you mean `workers`?",
+        ),
+        (
+            "[jobs.rate_limit]\nmail = \"5/1m\"",
+            "jobs.rate_limit",
+            "unknown key: did you mean `rate_limits`?",
+        ),
+        (
+            "[jobs]\nMax-Atempts = 3",
+            "jobs.Max-Atempts",
+            "did you mean `max_attempts`?",
+        ),
+        (
+            "[schedules.nightly]\nkind = \"x\"\ncorn = \"0 3 * * *\"",
+            "schedules.nightly.corn",
+            "did you mean `cron`?",
+        ),
+        (
+            "[sync.\"a/b/c\"]\nmax_backof = 3",
+            "sync.\"a/b/c\".max_backof",
+            "did you mean `max_backoff`?",
+        ),
+        (
+            "[jobs]\ncolour = 3",
+            "jobs.colour",
+            "unknown key (known: workers, lease_seconds,",
+        ),
         (
             "[jobs]\nlease_seconds = 1.5",
             "jobs.lease_seconds",
@@ -129,7 +158,11 @@ fn errors_name_the_key() {
             "jobs.rate_limits.mail",
             "",
         ),
-        ("[job]\nworkers = 1", "job", "unknown section"),
+        (
+            "[job]\nworkers = 1",
+            "job",
+            "unknown section: did you mean `jobs`?",
+        ),
         ("[jobs]\nretention_days = 0", "jobs.retention_days", "from"),
     ];
     for (text, key, fragment) in cases {

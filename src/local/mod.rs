@@ -124,6 +124,7 @@ pub struct LocalJobContext {
     id: LocalJobId,
     token: CancellationToken,
     progress: Arc<Progress>,
+    app: crate::app::AppSlot,
 }
 
 impl LocalJobContext {
@@ -142,6 +143,14 @@ impl LocalJobContext {
     /// Completes when cancellation is asked for.
     pub async fn cancelled(&self) {
         self.token.cancelled().await;
+    }
+
+    /// The Tauri app the plugin runs in (its state, paths and events), as a durable
+    /// job's [`JobContext::app`](crate::runner::JobContext::app) gives it; `R` is the
+    /// app's runtime. An error when there is none on that runtime: local jobs made
+    /// without the plugin (give them one with [`LocalJobs::set_app`]).
+    pub fn app<R: tauri::Runtime>(&self) -> Result<tauri::AppHandle<R>> {
+        self.app.get::<R>()
     }
 
     /// Reports `done` steps of `total` (if known), as a durable job's context does.
@@ -173,6 +182,8 @@ struct Inner {
     runtime: Option<Handle>,
     keep_finished: usize,
     next_id: AtomicU64,
+    // The app bodies reach through `LocalJobContext::app`; set once by the plugin.
+    app: std::sync::OnceLock<crate::app::AppSlot>,
     // Mutex: spawn checks exclusivity and inserts in one step; nothing slow runs under
     // it (events are published after it is released).
     records: Mutex<Records>,
@@ -226,9 +237,17 @@ impl LocalJobs {
                 runtime: Handle::try_current().ok(),
                 keep_finished: DEFAULT_KEEP_FINISHED,
                 next_id: AtomicU64::new(1),
+                app: std::sync::OnceLock::new(),
                 records: Mutex::new(Records::default()),
             }),
         }
+    }
+
+    /// Hands `app` to every job body started here, as [`LocalJobContext::app`]: the
+    /// plugin does it; local jobs of one's own do it here. Once: a second call changes
+    /// nothing and returns `false`.
+    pub fn set_app<R: tauri::Runtime>(&self, app: &tauri::AppHandle<R>) -> bool {
+        self.inner.app.set(crate::app::AppSlot::of(app)).is_ok()
     }
 
     /// Starts `body` as a job of `kind`. Fire-and-forget.

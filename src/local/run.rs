@@ -84,6 +84,7 @@ impl LocalJobs {
             id,
             token: token.clone(),
             progress,
+            app: self.inner.app.get().cloned().unwrap_or_default(),
         };
         // A body whose closure panics before it returns its future is a job that
         // panicked, recorded like a panic inside the future, never a panic here.

@@ -2,6 +2,7 @@
 //! local kinds, retired and agent kinds, where the files are), and the Tauri plugin it
 //! builds; `start` opens everything in `setup` and starts the loops.
 
+mod settings;
 mod start;
 
 pub(crate) use start::CONFIG_COMPONENT;
@@ -233,8 +234,6 @@ impl Builder {
                 let builder = setup.take().ok_or("the jobs plugin was set up twice")?;
                 let jobs = builder.start(app)?;
                 jobs.subscriptions.attach(&jobs.bus);
-                #[cfg(feature = "sync")]
-                triggers::watch_wake(jobs.sync.clone(), jobs.stop.clone());
                 app.manage(jobs);
                 Ok(())
             })
@@ -248,31 +247,37 @@ impl Builder {
                 }
             })
             .on_event(|app, event| match event {
-                RunEvent::WindowEvent {
-                    label,
-                    event: WindowEvent::Destroyed,
-                    ..
-                } => {
-                    if let Some(jobs) = app.try_state::<Jobs>() {
-                        jobs.subscriptions.forget_webview(label);
-                    }
-                }
-                #[cfg(feature = "sync")]
-                RunEvent::WindowEvent {
-                    event: WindowEvent::Focused(true),
-                    ..
-                } => {
-                    if let Some(jobs) = app.try_state::<Jobs>() {
-                        drop(triggers::on_focus(&jobs.sync));
-                    }
-                }
+                // The loops start at the first event the plugin hears: `Ready`, after
+                // the app's `setup` (where the plugin may also have been added), or any
+                // later one for a plugin added while the app runs.
                 RunEvent::Exit => {
                     if let Some(jobs) = app.try_state::<Jobs>() {
                         tauri::async_runtime::block_on(jobs.shutdown());
                     }
                 }
-                _ => {}
+                event => on_run_event(app, event),
             })
             .build()
+    }
+}
+
+/// What the plugin does on an event of the app's run loop, but for `Exit`.
+fn on_run_event<R: Runtime>(app: &tauri::AppHandle<R>, event: &RunEvent) {
+    let Some(jobs) = app.try_state::<Jobs>() else {
+        return;
+    };
+    jobs.start();
+    match event {
+        RunEvent::WindowEvent {
+            label,
+            event: WindowEvent::Destroyed,
+            ..
+        } => jobs.subscriptions.forget_webview(label),
+        #[cfg(feature = "sync")]
+        RunEvent::WindowEvent {
+            event: WindowEvent::Focused(true),
+            ..
+        } => drop(triggers::on_focus(&jobs.sync)),
+        _ => {}
     }
 }

@@ -166,11 +166,17 @@ pub struct Jobs {
     pub(crate) refresh_floor: Duration,
     // Whether config.toml was refused at start, and why.
     pub(crate) config_health: Health,
+    // Where config.toml is read from.
+    pub(crate) config_path: std::path::PathBuf,
     grace: Duration,
     stop: CancellationToken,
     // Mutex: set once at start, taken at shutdown.
     #[cfg(feature = "sync")]
     network: Mutex<Option<NetworkWatch>>,
+    #[cfg(feature = "sync")]
+    watch_network: bool,
+    // The loops start once, when the app runs (see `start`).
+    started: std::sync::Once,
 }
 
 impl std::fmt::Debug for Jobs {
@@ -230,6 +236,14 @@ impl Jobs {
         &self.config_health
     }
 
+    /// Where the plugin reads `config.toml` (the app's config directory, or
+    /// [`Builder::config`]): to show a user which file to edit. `raw.db` is
+    /// [`queue().path()`](Queue::path).
+    #[must_use]
+    pub fn config_path(&self) -> &std::path::Path {
+        &self.config_path
+    }
+
     /// Readies the app for an update about to be installed (and the restart that
     /// follows): stops the scheduler and the sync loop so nothing new starts, stops
     /// claiming, lets running jobs finish for `grace`, gives the rest back to the
@@ -261,6 +275,37 @@ impl Jobs {
             released,
             checkpointed,
         })
+    }
+
+    /// Starts the runner, the scheduler and the sync engine (with the network and
+    /// wake watches), once; nothing after [`shutdown`](Jobs::shutdown). The plugin
+    /// calls it at the first event of the app's run loop (`RunEvent::Ready`), which
+    /// comes after the app's own `setup` returned: a handler never runs before what
+    /// the app manages there is in place, on the first attempt after a restart too.
+    pub(crate) fn start(&self) {
+        self.started.call_once(|| {
+            if self.stop.is_cancelled() {
+                return;
+            }
+            tauri::async_runtime::block_on(async {
+                self.runner.start();
+                #[cfg(feature = "schedules")]
+                self.scheduler.start();
+                #[cfg(feature = "sync")]
+                {
+                    if self.watch_network {
+                        match self.sync.watch_network(crate::sync::NETWORK_DEBOUNCE) {
+                            Ok(watch) => *lock(&self.network) = Some(watch),
+                            // A machine that will not say: the webview's hint and the
+                            // retries remain.
+                            Err(error) => tracing::warn!(%error, "no native network trigger"),
+                        }
+                    }
+                    self.sync.start();
+                    triggers::watch_wake(self.sync.clone(), self.stop.clone());
+                }
+            });
+        });
     }
 
     /// Stops the runner (with the grace period), the scheduler and the sync loop.

@@ -75,9 +75,41 @@ pub struct JobContext {
     pub(super) cancel: CancellationToken,
     pub(super) progress: Option<Arc<AttemptProgress>>,
     pub(super) queue: Queue,
+    pub(super) app: crate::app::AppSlot,
 }
 
 impl JobContext {
+    /// The Tauri app the plugin runs in, to reach its managed state
+    /// (`app.state::<T>()`), its paths (`app.path().app_data_dir()`) and its events
+    /// (`app.emit(..)`). The plugin starts running jobs only once the app's own
+    /// `setup` has returned, so what the app manages there is there on a job's first
+    /// attempt, after a restart too.
+    ///
+    /// `R` is the app's runtime: `tauri::Wry` in an app (`let app: AppHandle =
+    /// ctx.app()?;`), the `R` of a `fn jobs_plugin<R: Runtime>()` so the same handler
+    /// runs in a mock app's tests. A permanent error when there is no app on that
+    /// runtime: a runner opened without the plugin (give it one with
+    /// [`Runner::set_app`](super::Runner::set_app)), or another runtime.
+    ///
+    /// ```no_run
+    /// use tauri::{Manager, Runtime};
+    /// use tauri_plugin_jobs::runner::{Handler, JobContext, JobError};
+    ///
+    /// struct Library { root: std::path::PathBuf }
+    ///
+    /// fn download<R: Runtime>() -> Handler {
+    ///     Handler::new("download", |url: String, ctx: JobContext| async move {
+    ///         let app = ctx.app::<R>()?;
+    ///         let dir = app.path().app_data_dir().map_err(JobError::permanent)?;
+    ///         let library = app.state::<Library>();
+    ///         Ok(format!("{url} -> {} ({})", dir.display(), library.root.display()))
+    ///     })
+    /// }
+    /// ```
+    pub fn app<R: tauri::Runtime>(&self) -> Result<tauri::AppHandle<R>, JobError> {
+        self.app.get::<R>().map_err(JobError::permanent)
+    }
+
     /// The queue the job was claimed from (its `raw.db`), for a handler that enqueues:
     /// a parent that must run before its pieces lists what there is to do, then
     /// enqueues each as its piece (`EnqueueOptions::parent(ctx.id)`) and the job after

@@ -78,6 +78,7 @@ impl Runner {
             cancel: token.clone(),
             progress: Some(progress.clone()),
             queue: self.inner.queue.clone(),
+            app: self.inner.app.get().cloned().unwrap_or_default(),
         };
         // The handler's closure and its future's first poll run here, on this thread,
         // inside the runtime's context (a closure may call `tokio::spawn` before

@@ -153,6 +153,8 @@ struct Inner {
     wake: Arc<dyn Fn() -> bool + Send + Sync>,
     // What ended while drain() runs; `None` otherwise, so a started runner keeps none.
     reports: Mutex<Option<Vec<Ran>>>,
+    // The Tauri app handlers reach through `JobContext::app`; set once by the plugin.
+    app: std::sync::OnceLock<crate::app::AppSlot>,
     // How many rounds the thread ran, for the tests of when it runs them.
     #[cfg(test)]
     rounds: std::sync::atomic::AtomicU64,
@@ -286,6 +288,7 @@ impl Runner {
                 thread: Mutex::new(None),
                 last_prune: AtomicI64::new(first_prune),
                 reports: Mutex::new(None),
+                app: std::sync::OnceLock::new(),
                 wake_pending,
                 written_pending,
                 wake,
@@ -293,6 +296,14 @@ impl Runner {
                 rounds: std::sync::atomic::AtomicU64::new(0),
             }),
         })
+    }
+
+    /// Hands `app` to every handler this runner runs, as [`JobContext::app`]: the
+    /// plugin does it before the runner starts; a runner of one's own (a test of a
+    /// handler that reaches the app) does it here. Once: a second call changes nothing
+    /// and returns `false`.
+    pub fn set_app<R: tauri::Runtime>(&self, app: &tauri::AppHandle<R>) -> bool {
+        self.inner.app.set(crate::app::AppSlot::of(app)).is_ok()
     }
 
     /// The queue this runner works on.

@@ -185,6 +185,12 @@ impl Runner {
         }
     }
 
+    /// Whether [`start`](Runner::start) started the thread.
+    #[cfg(test)]
+    pub(crate) fn is_started(&self) -> bool {
+        lock(&self.inner.thread).is_some()
+    }
+
     pub(super) fn run_loop(&self) {
         let db = self.inner.queue.db().clone();
         let mut others = Others::new(db.data_version().ok());

@@ -13,6 +13,22 @@ pub(crate) fn get(conn: &Connection, key: &str) -> Result<Option<String>> {
         .optional()?)
 }
 
+/// The value under `key` in the file at `path`, read on a read-only connection of
+/// its own, before the queue opens the file with settings that may depend on it:
+/// `None` when the file, the table or the key is not there, or the file cannot be read.
+pub(crate) fn peek(path: &std::path::Path, key: &str) -> Option<String> {
+    if !path.is_file() {
+        return None;
+    }
+    let conn = Connection::open_with_flags(
+        path,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .ok()?;
+    conn.busy_timeout(std::time::Duration::from_secs(2)).ok()?;
+    get(&conn, key).ok().flatten()
+}
+
 /// Sets `key` to `value`.
 pub(crate) fn put(conn: &Connection, key: &str, value: &str, now: Timestamp) -> Result<()> {
     conn.prepare_cached(

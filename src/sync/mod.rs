@@ -103,6 +103,8 @@ struct Inner {
     // run outside it.
     targets: Mutex<HashMap<SyncTarget, Entry>>,
     background: Background,
+    // The app sources reach through `SyncContext::app`; set once by the plugin.
+    app: std::sync::OnceLock<crate::app::AppSlot>,
 }
 
 /// The sync engine over one `raw.db`. Cheap to clone.
@@ -134,8 +136,16 @@ impl SyncEngine {
                 random: Arc::new(random),
                 targets: Mutex::new(HashMap::new()),
                 background: Background::default(),
+                app: std::sync::OnceLock::new(),
             }),
         }
+    }
+
+    /// Hands `app` to every source this engine runs, as [`SyncContext::app`]: the
+    /// plugin does it; an engine of one's own does it here. Once: a second call
+    /// changes nothing and returns `false`.
+    pub fn set_app<R: tauri::Runtime>(&self, app: &tauri::AppHandle<R>) -> bool {
+        self.inner.app.set(crate::app::AppSlot::of(app)).is_ok()
     }
 
     fn now(&self) -> Timestamp {

@@ -223,6 +223,7 @@ impl SyncEngine {
             bus: self.inner.db.bus().clone(),
             clock: self.inner.db.clock().clone(),
             progress: Throttle::new(self.inner.db.clock().clone()),
+            app: self.inner.app.get().cloned().unwrap_or_default(),
         };
         let attempt_at = self.now();
         let result = tokio::select! {

@@ -83,6 +83,7 @@ pub struct SyncContext {
     pub(crate) bus: EventBus,
     pub(crate) clock: std::sync::Arc<dyn Clock>,
     pub(crate) progress: Throttle,
+    pub(crate) app: crate::app::AppSlot,
 }
 
 impl fmt::Debug for SyncContext {
@@ -97,6 +98,14 @@ impl fmt::Debug for SyncContext {
 }
 
 impl SyncContext {
+    /// The Tauri app the plugin runs in (its state, paths and events), as a durable
+    /// job's [`JobContext::app`](crate::runner::JobContext::app) gives it; `R` is the
+    /// app's runtime. A failed run when there is none on that runtime: an engine made
+    /// without the plugin (give it one with [`SyncEngine::set_app`](super::SyncEngine::set_app)).
+    pub fn app<R: tauri::Runtime>(&self) -> Result<tauri::AppHandle<R>, SyncError> {
+        self.app.get::<R>().map_err(SyncError::failed)
+    }
+
     /// The target being synced.
     #[must_use]
     pub fn target(&self) -> &SyncTarget {

@@ -166,6 +166,9 @@ const LOCAL_ORIGIN: &str = "http://tauri.localhost";
 #[cfg(not(windows))]
 const LOCAL_ORIGIN: &str = "tauri://localhost";
 
+/// The app's own setup, for [`MockApp::with_setup`].
+type AppSetup<'a> = dyn FnOnce(&tauri::AppHandle<MockRuntime>) + 'a;
+
 /// How long [`MockChannel::next`] waits for a message.
 const CHANNEL_WAIT: Duration = Duration::from_secs(10);
 
@@ -195,7 +198,56 @@ impl MockApp {
     /// As [`new`](MockApp::new).
     #[must_use]
     pub fn with_config(builder: Builder, permissions: Value, config: &str) -> MockApp {
-        Self::build(builder, &[("main", permissions)], config)
+        Self::build(builder, &[("main", permissions)], config, None)
+    }
+
+    /// The same as [`new`](MockApp::new) with the app's own `setup`: `setup` runs once
+    /// the app is built and before the plugin starts running jobs, as an app's
+    /// `tauri::Builder::setup` does, so what it manages is there for a handler's
+    /// [`ctx.app::<MockRuntime>()`](crate::runner::JobContext::app) from the first
+    /// attempt.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tauri::Manager;
+    /// use tauri::test::MockRuntime;
+    /// use tauri_plugin_jobs::runner::{Handler, JobContext};
+    /// use tauri_plugin_jobs::testing::MockApp;
+    ///
+    /// struct Greeting(String);
+    ///
+    /// let app = MockApp::with_setup(
+    ///     tauri_plugin_jobs::Builder::new().handler(Handler::new(
+    ///         "greet",
+    ///         |name: String, ctx: JobContext| async move {
+    ///             let app = ctx.app::<MockRuntime>()?;
+    ///             Ok(format!("{} {name}", app.state::<Greeting>().0))
+    ///         },
+    ///     )),
+    ///     json!([{ "identifier": "jobs:default", "allow": [{ "kind": "greet" }] }]),
+    ///     |app| {
+    ///         app.manage(Greeting("hello".into()));
+    ///     },
+    /// );
+    /// let events = app.subscribe("main");
+    /// let job = app.invoke("enqueue", json!({ "kind": "greet", "payload": "you" })).unwrap();
+    /// events
+    ///     .next_matching(|e| e["event"]["id"] == job["id"] && e["event"]["to"] == "succeeded")
+    ///     .expect("the job succeeded on its first attempt");
+    /// let done = app.invoke("get_job", json!({ "id": job["id"] })).unwrap();
+    /// assert_eq!(done["result"], json!("hello you"));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// As [`new`](MockApp::new).
+    #[must_use]
+    pub fn with_setup(
+        builder: Builder,
+        permissions: Value,
+        setup: impl FnOnce(&tauri::AppHandle<MockRuntime>),
+    ) -> MockApp {
+        Self::build(builder, &[("main", permissions)], "", Some(Box::new(setup)))
     }
 
     /// The plugin in a mock app with several windows, each with a capability of its
@@ -207,10 +259,15 @@ impl MockApp {
     /// As [`new`](MockApp::new), and when no window is given.
     #[must_use]
     pub fn with_windows(builder: Builder, windows: &[(&str, Value)]) -> MockApp {
-        Self::build(builder, windows, "")
+        Self::build(builder, windows, "", None)
     }
 
-    fn build(builder: Builder, windows: &[(&str, Value)], config: &str) -> MockApp {
+    fn build(
+        builder: Builder,
+        windows: &[(&str, Value)],
+        config: &str,
+        setup: Option<Box<AppSetup<'_>>>,
+    ) -> MockApp {
         assert!(!windows.is_empty(), "a mock app needs a window");
         let dir = TempDir::new("app");
         std::fs::write(dir.path().join("config.toml"), config).expect("config.toml written");
@@ -276,6 +333,12 @@ impl MockApp {
                     .expect("a window")
             })
             .collect();
+        // A mock app is never run, so no `RunEvent::Ready` starts the plugin's loops:
+        // they start here, after the app's own setup, as in an app.
+        if let Some(setup) = setup {
+            setup(app.handle());
+        }
+        app.state::<Jobs>().start();
         MockApp {
             app,
             windows,

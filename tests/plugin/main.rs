@@ -15,6 +15,7 @@ use tauri_plugin_jobs::sync::{SyncPolicy, SyncReport, SyncResult, SyncTarget};
 use tauri_plugin_jobs::testing::MockApp;
 
 mod agents;
+mod app;
 mod commands;
 mod events;
 mod permissions;

@@ -18,22 +18,21 @@ use super::super::{events, limits, Jobs};
 use super::Builder;
 use crate::bus::EventBus;
 use crate::conditions::ConditionSource;
-use crate::config::{Config, OnConfigError};
+use crate::config::Config;
 #[cfg(feature = "local")]
 use crate::local::LocalJobs;
-#[cfg(feature = "sync")]
-use crate::locks::lock;
-use crate::model::{Health, HealthStatus};
+use crate::model::HealthStatus;
 use crate::queue::{KindSpec, Queue, QueueOptions};
 use crate::runner::{Runner, RunnerSettings};
 #[cfg(feature = "schedules")]
 use crate::scheduler::Scheduler;
-use crate::sync::{DynSource, SyncPolicy, SyncTarget};
 #[cfg(feature = "sync")]
-use crate::sync::{SyncEngine, NETWORK_DEBOUNCE};
+use crate::sync::SyncEngine;
+use crate::sync::{DynSource, SyncPolicy, SyncTarget};
 
 impl Builder {
-    /// Opens everything and starts the loops.
+    /// Opens everything, starting nothing: [`Jobs::start`] starts the loops once the
+    /// app is running.
     pub(super) fn start<R: Runtime>(mut self, app: &tauri::AppHandle<R>) -> crate::Result<Jobs> {
         let paths = app.path();
         let config_path = match self.config.take() {
@@ -52,33 +51,8 @@ impl Builder {
         };
         let bus = EventBus::new();
         let conditions = self.conditions.take().unwrap_or_else(default_conditions);
-        let tried = Config::load(&config_path)
-            .and_then(|config| self.open(&database, Some(&config), &bus, &conditions));
-        let (opened, config_health) = match tried {
-            Ok(opened) => (opened, Health::healthy()),
-            Err(error)
-                if self.on_config_error == OnConfigError::UseDefaults
-                    && refuses_config(&error, &config_path) =>
-            {
-                tracing::error!(%error, path = %config_path.display(),
-                    "config.toml refused whole: starting on the built-in settings");
-                let opened = self.open(&database, None, &bus, &conditions)?;
-                // The webview reads it: the file by its name, not the user's path.
-                let name = config_path.file_name().map_or_else(
-                    || "config.toml".into(),
-                    |name| name.to_string_lossy().into_owned(),
-                );
-                let said = error
-                    .to_string()
-                    .replace(&config_path.display().to_string(), &name);
-                let health = Health::error(format!(
-                    "{said} (the file was refused whole: the built-in settings apply until \
-                     it is fixed and the app restarts)"
-                ));
-                (opened, health)
-            }
-            Err(error) => return Err(error),
-        };
+        let (opened, config_health) =
+            self.open_configured(&config_path, &database, &bus, &conditions)?;
         report_conditions(&opened.queue);
         let jobs = Jobs {
             queue: opened.queue,
@@ -87,8 +61,10 @@ impl Builder {
             scheduler: opened.scheduler.clone(),
             #[cfg(feature = "sync")]
             sync: opened.sync.clone(),
+            // Made inside Tauri's runtime, which they spawn on: the app's own threads
+            // (its `setup` among them) may start local jobs too.
             #[cfg(feature = "local")]
-            local: LocalJobs::new(bus.clone()),
+            local: tauri::async_runtime::block_on(async { LocalJobs::new(bus.clone()) }),
             bus,
             #[cfg(feature = "local")]
             local_kinds: self.local_kinds,
@@ -102,33 +78,20 @@ impl Builder {
             #[cfg(feature = "sync")]
             refresh_floor: self.refresh_floor.unwrap_or(REFRESH_FLOOR),
             config_health,
+            config_path,
             grace: self.grace.unwrap_or(Duration::from_secs(5)),
             stop: CancellationToken::new(),
             #[cfg(feature = "sync")]
             network: Mutex::new(None),
-        };
-        let runner = opened.runner;
-        #[cfg(feature = "schedules")]
-        let scheduler = opened.scheduler;
-        #[cfg(feature = "sync")]
-        let (sync, watch_network, network) = (opened.sync, !self.ignore_network, &jobs.network);
-        tauri::async_runtime::block_on(async move {
-            runner.start();
-            #[cfg(feature = "schedules")]
-            scheduler.start();
             #[cfg(feature = "sync")]
-            {
-                if watch_network {
-                    match sync.watch_network(NETWORK_DEBOUNCE) {
-                        Ok(watch) => *lock(network) = Some(watch),
-                        // A machine that will not say: the webview's hint and the
-                        // retries remain.
-                        Err(error) => tracing::warn!(%error, "no native network trigger"),
-                    }
-                }
-                sync.start();
-            }
-        });
+            watch_network: !self.ignore_network,
+            started: std::sync::Once::new(),
+        };
+        jobs.runner.set_app(app);
+        #[cfg(feature = "local")]
+        jobs.local.set_app(app);
+        #[cfg(feature = "sync")]
+        jobs.sync.set_app(app);
         Ok(jobs)
     }
 
@@ -138,7 +101,7 @@ impl Builder {
     /// file leaves only what the second call, without it, writes again: the kinds'
     /// caps and limits as the code sets them. Without the file, the schedules it set
     /// at an earlier start stay as they are.
-    fn open(
+    pub(super) fn open(
         &self,
         database: &std::path::Path,
         file: Option<&Config>,
@@ -210,8 +173,8 @@ impl Builder {
 }
 
 /// What [`Builder::open`] made.
-struct Opened {
-    queue: Queue,
+pub(super) struct Opened {
+    pub(super) queue: Queue,
     runner: Runner,
     #[cfg(feature = "schedules")]
     scheduler: Scheduler,
@@ -231,16 +194,6 @@ fn default_conditions() -> Arc<dyn ConditionSource> {
 
 /// The component whose health says whether `config.toml` was refused.
 pub(crate) const CONFIG_COMPONENT: &str = "config";
-
-/// Whether `error` refuses the config file at `path`: anything in it is off, or it
-/// cannot be read.
-fn refuses_config(error: &crate::Error, path: &std::path::Path) -> bool {
-    match error {
-        crate::Error::Config { .. } => true,
-        crate::Error::Io { path: failed, .. } => failed == path,
-        _ => false,
-    }
-}
 
 /// Logs what the condition source cannot tell on this machine (constraints on it
 /// count as met); [`Queue::conditions_health`] says it to the app.
@@ -281,6 +234,7 @@ fn with_sync_config(targets: Targets, config: &Config) -> crate::Result<Targets>
 mod tests {
     use std::time::Duration;
 
+    use super::super::settings::refuses_config;
     use super::*;
     use crate::sync::testing::FakeSource;
 
@@ -312,6 +266,110 @@ mod tests {
         let refused = refused.to_string();
         assert!(refused.contains("sync.\"demo/me/feed\""), "{refused}");
         assert!(refused.contains("registers no sync target"), "{refused}");
+    }
+
+    #[test]
+    fn the_plugin_runs_nothing_until_the_apps_run_loop_starts() {
+        use tauri::test::{mock_builder, mock_context, noop_assets};
+        let dir = tempfile::tempdir().unwrap();
+        let app = mock_builder()
+            .plugin(
+                Builder::new()
+                    .database(dir.path().join("raw.db"))
+                    .config(dir.path().join("config.toml"))
+                    .build(),
+            )
+            .build(mock_context(noop_assets()))
+            .unwrap();
+        let jobs = app.state::<Jobs>();
+        assert!(
+            !jobs.runner.is_started(),
+            "the runner started with the plugin's setup, before the app's own"
+        );
+        jobs.start();
+        assert!(jobs.runner.is_started());
+        tauri::async_runtime::block_on(jobs.shutdown());
+    }
+
+    #[test]
+    fn a_refused_file_keeps_the_last_good_files_settings_across_restarts() {
+        use crate::model::RateLimit;
+        use crate::runner::Handler;
+        use tauri::test::{mock_builder, mock_context, noop_assets};
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("config.toml");
+        // One start of the app with the file as it is now: the rate limit and cap in
+        // force for `download`, and the config health.
+        let start = || {
+            let app = mock_builder()
+                .plugin(
+                    Builder::new()
+                        .database(dir.path().join("raw.db"))
+                        .config(&config)
+                        .handler(Handler::new(
+                            "download",
+                            |_: serde_json::Value, _ctx: crate::runner::JobContext| async move {
+                                Ok(())
+                            },
+                        ))
+                        .build(),
+                )
+                .build(mock_context(noop_assets()))
+                .unwrap();
+            let jobs = app.state::<Jobs>();
+            assert_eq!(
+                jobs.config_path(),
+                config,
+                "the app can ask where the file is"
+            );
+            let seen = (
+                jobs.queue.rate_limit("download").unwrap(),
+                jobs.queue.kind_limit("download").unwrap(),
+                jobs.config_health().clone(),
+            );
+            tauri::async_runtime::block_on(jobs.shutdown());
+            seen
+        };
+        let five_a_minute = Some(RateLimit::new(5, Duration::from_secs(60)));
+        std::fs::write(
+            &config,
+            "[jobs.rate_limits]\ndownload = \"5/1m\"\n[jobs.kind_limits]\ndownload = 2\n",
+        )
+        .unwrap();
+        let (rate, cap, health) = start();
+        assert_eq!((rate, cap), (five_a_minute, Some(2)));
+        assert_eq!(health.status, HealthStatus::Healthy);
+
+        // A typo: refused whole, the last good file's limits stay, the key is named.
+        std::fs::write(
+            &config,
+            "[jobs.rate_limit]\ndownload = \"5/1m\"\n[jobs.kind_limits]\ndownload = 2\n",
+        )
+        .unwrap();
+        for restart in 0..2 {
+            let (rate, cap, health) = start();
+            assert_eq!((rate, cap), (five_a_minute, Some(2)), "restart {restart}");
+            assert_eq!(health.status, HealthStatus::Error);
+            let reason = health.reason.unwrap();
+            assert!(
+                reason.contains("jobs.rate_limit: unknown key: did you mean `rate_limits`?"),
+                "{reason}"
+            );
+            assert!(
+                reason.contains("the settings of the last config.toml taken"),
+                "{reason}"
+            );
+            assert!(!reason.contains(&*dir.path().to_string_lossy()), "{reason}");
+        }
+
+        // Fixed, with other values: those apply, and become the last good file.
+        std::fs::write(&config, "[jobs.kind_limits]\ndownload = 1\n").unwrap();
+        let (rate, cap, health) = start();
+        assert_eq!((rate, cap), (None, Some(1)));
+        assert_eq!(health.status, HealthStatus::Healthy);
+        std::fs::write(&config, "[jobs]\nworkers = 0\n").unwrap();
+        let (rate, cap, _) = start();
+        assert_eq!((rate, cap), (None, Some(1)), "the newer good file is kept");
     }
 
     #[cfg(feature = "schedules")]
