@@ -438,6 +438,21 @@ export type AgentFinished =
 "cancelled" | 
 /**  Given back. */
 "released";
+/**
+ *  A failed attempt of a durable job: which, when it ended, and its error (redacted,
+ *  cut to 500 characters).
+ */
+export type AttemptError = {
+    /**
+     *  The attempt, from 1. An attempt whose worker vanished (its lease ran out) is
+     *  here too, saying so; it does not count against the job's attempts.
+     */
+    attempt: number;
+    /**  When it ended. */
+    at: Timestamp;
+    /**  What it said. */
+    error: string;
+};
 /**  What `cancel` did. */
 export type CancelResult = 
 /**  It was queued and is now cancelled. */
@@ -853,7 +868,10 @@ export type Job = {
      *  this key returns this one.
      */
     dedupeKey: string | null;
-    /**  The last error, redacted and cut to 500 characters. */
+    /**
+     *  The error of its last failed attempt, redacted and cut to 500 characters;
+     *  cleared when an attempt succeeds (the attempts' errors stay in `errors`).
+     */
     lastError: string | null;
     /**  What the handler returned, once succeeded; empty when it returned nothing. */
     result: Value | null;
@@ -913,6 +931,12 @@ export type Job = {
      *  have not ended yet.
      */
     waitingOnJobs?: number;
+    /**
+     *  What each failed attempt said, oldest first (the last 20 failures): a job that
+     *  succeeded on its third attempt keeps the first two's errors here, and its
+     *  detail shows them as a timeline.
+     */
+    errors?: AttemptError[];
 };
 /**  A finished durable job was deleted (by an operator, not by retention). */
 export type JobDeleted = {

@@ -615,6 +615,8 @@ async function jobDependencies(id) {
 
 /** A duration in the largest whole unit: "2 h", "5 min", "30 s", "250 ms". */
 function duration(ms) {
+    if (ms === 0)
+        return "0 ms";
     if (ms % 86_400_000 === 0)
         return `${ms / 86_400_000} d`;
     if (ms % 3_600_000 === 0)

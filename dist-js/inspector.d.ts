@@ -7,7 +7,8 @@ export type { Inspector, InspectorOptions, InspectorView } from "./inspector/typ
 export declare function mountInspector(host: HTMLElement, options?: InspectorOptions): Inspector;
 /**
  * Registers the `<jobs-inspector>` element (or another tag name). Attributes: `view`
- * (the first tab), `page-size`, and `admin="false"` to hide the actions even where the
- * window may use them. Calling it again does nothing.
+ * (the tab shown: the first one, and the one shown whenever the attribute changes),
+ * `page-size`, and `admin="false"` to hide the actions even where the window may use
+ * them. Calling it again does nothing.
  */
 export declare function defineInspector(tag?: string): void;

@@ -1,4 +1,4 @@
-import { commands, jobHistory, syncHistory, duration, listJobs, jobDependencies, getJob, getWorkflow, pausedKinds, whyWaiting, retryJob, cancel, retryWorkflow, cancelWorkflow, deleteJob, waitingText, onJobsEvent, listLocalJobs, syncStatus, syncNow, listSchedules, runScheduleNow, resumeSchedule, pauseSchedule, jobCounts, resumeKind, pauseKind, JobsError } from './index.js';
+import { commands, jobHistory, syncHistory, duration, listJobs, jobDependencies, getJob, getWorkflow, pausedKinds, whyWaiting, retryJob, cancel, retryWorkflow, cancelWorkflow, deleteJob, waitingText, onJobsEvent, listLocalJobs, syncStatus, syncNow, listSchedules, runScheduleNow, resumeSchedule, pauseSchedule, jobCounts, resumeKind, pauseKind, JobsError, pluginHealth } from './index.js';
 import '@tauri-apps/api/core';
 
 /**
@@ -508,7 +508,29 @@ function mountJobs(shell) {
             }
         }
         actions.append(h("button", { "data-action": "close", onclick: () => select(null) }, "Close"));
-        detail.replaceChildren(h("h3", {}, `Job #${job.id}`), h("dl", {}, ...facts.flatMap(([name, value]) => [h("dt", {}, name), h("dd", {}, value)])), ...(graph ? [h("h4", {}, "Graph"), h("div", { id: "detail-graph", class: "graph-box" }, graph)] : []), h("h4", {}, "Payload"), h("pre", { id: "detail-payload" }, json(job.payload)), h("h4", {}, "Result"), h("pre", { id: "detail-result" }, json(job.result)), h("h4", {}, "Last error"), h("pre", { id: "detail-error" }, job.lastError ?? "—"), actions);
+        detail.replaceChildren(h("h3", {}, `Job #${job.id}`), h("dl", {}, ...facts.flatMap(([name, value]) => [h("dt", {}, name), h("dd", {}, value)])), ...(graph ? [h("h4", {}, "Graph"), h("div", { id: "detail-graph", class: "graph-box" }, graph)] : []), h("h4", {}, "Payload"), h("pre", { id: "detail-payload" }, json(job.payload)), h("h4", {}, "Result"), h("pre", { id: "detail-result" }, json(job.result)), ...(job.lastError === null ? [] : [h("h4", {}, "Last error"), h("pre", { id: "detail-error" }, job.lastError)]), ...(job.attempts === 0 && !job.errors?.length ? [] : [h("h4", {}, "Attempts"), attemptsTimeline(job)]), actions);
+    }
+    /**
+     * A job's attempts, oldest first: each failed one with when it ended and what it
+     * said (the last 20 the plugin keeps), then how the latest one stands.
+     */
+    function attemptsTimeline(job) {
+        const errors = job.errors ?? [];
+        const items = errors.map((e) => h("li", { class: "attempt-failed" }, h("b", {}, `Attempt ${e.attempt}`), ` failed ${time(e.at)}: `, h("code", {}, e.error)));
+        const failedLast = errors[errors.length - 1]?.attempt === job.attempts && job.lastError !== null;
+        if (job.attempts > 0 && !failedLast) {
+            const latest = `Attempt ${job.attempts}`;
+            const line = job.status === "succeeded"
+                ? [h("b", {}, latest), ` succeeded ${time(job.finishedAt)}`]
+                : job.status === "running"
+                    ? [h("b", {}, latest), ` running since ${time(job.startedAt)}`]
+                    : job.status === "cancelled"
+                        ? [h("b", {}, latest), ` cancelled ${time(job.finishedAt)}`]
+                        : null;
+            if (line)
+                items.push(h("li", { class: `attempt-${job.status}` }, ...line));
+        }
+        return h("ol", { id: "detail-attempts", class: "attempts" }, ...items);
     }
     /** Jobs by id, each opening its detail: the first ones listed, and how many more. */
     function idList(id, ids, total) {
@@ -582,8 +604,14 @@ function liveUpdates(shell, jobs, tables, history) {
                     if (state.view === "schedules")
                         soon("schedules", 100, loadSchedules);
                     break;
-                case "syncFinished":
                 case "pluginHealth":
+                    soon("health", 250, shell.loadHealth);
+                    if (state.view === "sync")
+                        soon("sync", 100, loadSync);
+                    if (state.view === "history")
+                        soon("history", 1000, loadHistory);
+                    break;
+                case "syncFinished":
                 case "accountDisconnected":
                     if (state.view === "sync")
                         soon("sync", 100, loadSync);
@@ -649,8 +677,14 @@ pre { margin: 0; padding: 6px; background: var(--soft); border-radius: 5px; max-
 progress { width: 90px; }
 .actions { display: flex; gap: 6px; flex-wrap: wrap; }
 .message { color: var(--bad); min-height: 1em; }
+.health { padding: 6px 8px; border-bottom: 1px solid var(--line); }
+.health div { white-space: pre-wrap; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
 .why { margin: 0; padding-left: 16px; }
+.attempts { margin: 0 0 6px; padding-left: 20px; }
+.attempts li { margin: 2px 0; word-break: break-word; }
+.attempt-failed b { color: var(--bad); }
+.attempt-succeeded b { color: var(--good); }
 .graph-box { overflow: auto; max-height: 420px; margin-bottom: 6px; }
 .graph .edge { stroke: var(--line); }
 .graph .node { cursor: pointer; }
@@ -842,7 +876,10 @@ function mountInspector(host, options = {}) {
         tabs.append(tab);
         panels.set(view, h("section", { class: "panel", role: "tabpanel", id: `panel-${view}`, "aria-labelledby": `tab-${view}` }));
     }
-    const frame = h("div", { class: "root", part: "root" }, h("div", { class: "bar" }, tabs, mode), message, ...panels.values());
+    // The plugin's own troubles (a refused config.toml, a damaged raw.db, conditions a
+    // waiting job needs and the machine cannot tell), above every tab; hidden when none.
+    const health = h("div", { class: "health", id: "plugin-health", role: "status", hidden: "" });
+    const frame = h("div", { class: "root", part: "root" }, h("div", { class: "bar" }, tabs, mode), health, message, ...panels.values());
     root.append(h("style", {}, STYLE), frame);
     function say(text) {
         message.textContent = text;
@@ -883,6 +920,13 @@ function mountInspector(host, options = {}) {
         if (reload)
             load(view).catch(failed);
     }
+    async function loadHealth() {
+        // A window without the command sees no banner, and no error for it.
+        const components = await pluginHealth().catch(() => null);
+        const troubles = (Array.isArray(components) ? components : []).filter((c) => c.health.status !== "healthy");
+        health.replaceChildren(...troubles.map((c) => h("div", { class: `health-${c.health.status}`, "data-component": c.component }, `${c.component}: ${c.health.reason ?? c.health.status}`)));
+        health.hidden = troubles.length === 0;
+    }
     function load(view) {
         switch (view) {
             case "jobs":
@@ -901,7 +945,7 @@ function mountInspector(host, options = {}) {
     }
     // ----- tabs -----
     // The tabs, over the shell: `load`, `start` and the listener call their loaders.
-    const shell = { root, state, pageSize, panels, unlisten, failed, soon, act, show, load };
+    const shell = { root, state, pageSize, panels, unlisten, failed, soon, act, show, load, loadHealth };
     const jobs = mountJobs(shell);
     const tables = mountTables(shell, jobs);
     const history = mountHistory(shell);
@@ -915,7 +959,7 @@ function mountInspector(host, options = {}) {
         mode.textContent = admin ? "admin: actions available" : "read-only (this window lacks jobs:admin)";
         mode.setAttribute("data-admin", String(admin));
         show(state.view, false);
-        await load(state.view);
+        await Promise.all([load(state.view), loadHealth()]);
         // The kind suggestions come from the counts, whichever view is first.
         if (state.view !== "counts") {
             jobCounts()
@@ -939,6 +983,10 @@ function mountInspector(host, options = {}) {
         ready,
         firstRenderMs: () => firstRender,
         refresh: () => load(state.view),
+        show: (view) => {
+            if (VIEWS.some(([known]) => known === view))
+                show(view);
+        },
         destroy() {
             state.destroyed = true;
             for (const timer of timers.values())
@@ -952,8 +1000,9 @@ function mountInspector(host, options = {}) {
 }
 /**
  * Registers the `<jobs-inspector>` element (or another tag name). Attributes: `view`
- * (the first tab), `page-size`, and `admin="false"` to hide the actions even where the
- * window may use them. Calling it again does nothing.
+ * (the tab shown: the first one, and the one shown whenever the attribute changes),
+ * `page-size`, and `admin="false"` to hide the actions even where the window may use
+ * them. Calling it again does nothing.
  */
 function defineInspector(tag = "jobs-inspector") {
     if (customElements.get(tag))
@@ -962,6 +1011,13 @@ function defineInspector(tag = "jobs-inspector") {
         constructor() {
             super(...arguments);
             this.inspector = null;
+        }
+        static get observedAttributes() {
+            return ["view"];
+        }
+        attributeChangedCallback(name, _old, value) {
+            if (name === "view" && value && this.inspector)
+                this.inspector.show(value);
         }
         connectedCallback() {
             const view = this.getAttribute("view");

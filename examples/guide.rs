@@ -166,56 +166,60 @@ conditions.set_on_ac_power(None); // as the machine says again
     drop(plugin);
 }
 
-/// "Refresh, focus and network sync": a source that fails.
-mod failing_source {
-    use std::time::Duration;
+/// "Refresh, focus and network sync": a source with a real HTTP client, and how it
+/// fails.
+#[rustfmt::skip]
+mod feed_source {
+use std::path::PathBuf;
+use std::time::Duration;
 
-    /// What the app's HTTP client answers, as far as a source looks at it.
-    pub struct Response {
-        pub status: u16,
-        pub etag: Option<String>,
-        pub retry_after: Option<String>,
-    }
-    /// The app's HTTP client.
-    pub struct Http;
-    impl Http {
-        pub async fn get(&self, _etag: Option<&str>) -> std::io::Result<Response> {
-            Ok(Response {
-                status: 304,
-                etag: None,
-                retry_after: None,
-            })
-        }
-    }
-
-    #[rustfmt::skip]
-mod source {
-use super::*;
+use reqwest::header::{ETAG, IF_NONE_MATCH, RETRY_AFTER};
+use reqwest::StatusCode;
 use tauri_plugin_jobs::clock::{Clock, SystemClock};
-use tauri_plugin_jobs::sync::{retry_after, Result, SyncContext, SyncError, SyncReport};
+use tauri_plugin_jobs::sync::{self, retry_after, SyncContext, SyncError, SyncReport};
 use tauri_plugin_jobs::sync::{SyncResult, SyncSource, SyncThrottle};
 
-pub struct Feed { pub http: Http }
+/// A feed, fetched with the app's `reqwest::Client`; its items are kept in a file in
+/// the app's data directory, so they outlive a restart as the ETag in raw.db does.
+pub struct Feed {
+    pub http: reqwest::Client,
+    pub url: String,
+    pub file: PathBuf,
+}
 
 impl SyncSource for Feed {
-    async fn sync(&self, ctx: &SyncContext) -> Result<SyncResult> {
-        let response = match self.http.get(ctx.etag()).await {
+    async fn sync(&self, ctx: &SyncContext) -> sync::Result<SyncResult> {
+        let mut request = self.http.get(&self.url).timeout(Duration::from_secs(30));
+        if let Some(etag) = ctx.etag() {
+            request = request.header(IF_NONE_MATCH, etag); // a 304 when nothing changed
+        }
+        let response = match request.send().await {
             Ok(response) => response,
             // No answer at all: offline, retried on a short flat timer, no backoff.
-            Err(error) => return Err(SyncError::offline(error)),
+            Err(error) if error.is_connect() || error.is_timeout() => {
+                return Err(SyncError::offline(error))
+            }
+            Err(error) => return Err(SyncError::failed(error)),
         };
-        match response.status {
-            304 => Ok(SyncResult::NotModified),
-            200 => {
-                let mut report = SyncReport::changed(1); // (store the items first)
-                if let Some(etag) = response.etag {
+        let header = |name| {
+            response.headers().get(name).and_then(|value| value.to_str().ok()).map(str::to_owned)
+        };
+        match response.status() {
+            StatusCode::NOT_MODIFIED => Ok(SyncResult::NotModified),
+            StatusCode::OK => {
+                let etag = header(ETAG);
+                let body = response.bytes().await.map_err(SyncError::offline)?;
+                // Store the items first, and where they last as long as the ETag.
+                std::fs::write(&self.file, &body).map_err(SyncError::failed)?;
+                let mut report = SyncReport::changed(1);
+                if let Some(etag) = etag {
                     report = report.with_etag(etag);
                 }
                 Ok(SyncResult::Updated(report))
             }
             // The service asks to wait: every automatic run waits, Refresh is told until when.
-            429 => {
-                let delay = response.retry_after.as_deref()
+            StatusCode::TOO_MANY_REQUESTS => {
+                let delay = header(RETRY_AFTER).as_deref()
                     .and_then(|value| retry_after(value, SystemClock.now()))
                     .unwrap_or(Duration::from_secs(60));
                 Ok(SyncResult::Throttled(SyncThrottle::quota(delay)))
@@ -225,8 +229,6 @@ impl SyncSource for Feed {
         }
     }
 }
-}
-    pub use source::Feed;
 }
 
 /// "Handlers, retries and errors": a handler that reaches the app, and where the
@@ -311,8 +313,10 @@ fn main() -> Result<(), Box<dyn Error>> {
     let _ = typed_kinds;
     let _ = payload_versions();
     pretend_on_battery();
-    let _ = failing_source::Feed {
-        http: failing_source::Http,
+    let _ = feed_source::Feed {
+        http: reqwest::Client::new(),
+        url: "https://example.com/feed.json".into(),
+        file: "feed.json".into(),
     };
     let _ = before_an_update::<tauri::test::MockRuntime>;
     let _ = reach_the_app::app::<tauri::test::MockRuntime>;

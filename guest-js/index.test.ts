@@ -382,6 +382,7 @@ describe("words", () => {
     ).toBe("waiting for a charger and you to be away for 5 min");
     expect(api.duration(7_200_000)).toBe("2 h");
     expect(api.duration(250)).toBe("250 ms");
+    expect(api.duration(0)).toBe("0 ms"); // a run of about 0 ms, never "0 d"
   });
 
   it("say why a queued job has not started, every reason at once", () => {

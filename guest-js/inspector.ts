@@ -19,7 +19,7 @@
 import type { UnlistenFn } from "@tauri-apps/api/event";
 
 import type { Actor, Job, JobStatus } from "./bindings";
-import { JobsError, jobCounts } from "./index";
+import { JobsError, jobCounts, pluginHealth } from "./index";
 import { probeAdmin } from "./inspector/data";
 import { mountHistory } from "./inspector/history";
 import { mountJobs } from "./inspector/jobs";
@@ -96,7 +96,10 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
     tabs.append(tab);
     panels.set(view, h("section", { class: "panel", role: "tabpanel", id: `panel-${view}`, "aria-labelledby": `tab-${view}` }));
   }
-  const frame = h("div", { class: "root", part: "root" }, h("div", { class: "bar" }, tabs, mode), message, ...panels.values());
+  // The plugin's own troubles (a refused config.toml, a damaged raw.db, conditions a
+  // waiting job needs and the machine cannot tell), above every tab; hidden when none.
+  const health = h("div", { class: "health", id: "plugin-health", role: "status", hidden: "" });
+  const frame = h("div", { class: "root", part: "root" }, h("div", { class: "bar" }, tabs, mode), health, message, ...panels.values());
   root.append(h("style", {}, STYLE), frame);
 
   function say(text: string) {
@@ -141,6 +144,18 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
     if (reload) load(view).catch(failed);
   }
 
+  async function loadHealth(): Promise<void> {
+    // A window without the command sees no banner, and no error for it.
+    const components = await pluginHealth().catch(() => null);
+    const troubles = (Array.isArray(components) ? components : []).filter((c) => c.health.status !== "healthy");
+    health.replaceChildren(
+      ...troubles.map((c) =>
+        h("div", { class: `health-${c.health.status}`, "data-component": c.component }, `${c.component}: ${c.health.reason ?? c.health.status}`),
+      ),
+    );
+    health.hidden = troubles.length === 0;
+  }
+
   function load(view: InspectorView): Promise<void> {
     switch (view) {
       case "jobs":
@@ -160,7 +175,7 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
 
   // ----- tabs -----
   // The tabs, over the shell: `load`, `start` and the listener call their loaders.
-  const shell: Shell = { root, state, pageSize, panels, unlisten, failed, soon, act, show, load };
+  const shell: Shell = { root, state, pageSize, panels, unlisten, failed, soon, act, show, load, loadHealth };
   const jobs = mountJobs(shell);
   const tables = mountTables(shell, jobs);
   const history = mountHistory(shell);
@@ -175,7 +190,7 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
     mode.textContent = admin ? "admin: actions available" : "read-only (this window lacks jobs:admin)";
     mode.setAttribute("data-admin", String(admin));
     show(state.view, false);
-    await load(state.view);
+    await Promise.all([load(state.view), loadHealth()]);
     // The kind suggestions come from the counts, whichever view is first.
     if (state.view !== "counts") {
       jobCounts()
@@ -199,6 +214,9 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
     ready,
     firstRenderMs: () => firstRender,
     refresh: () => load(state.view),
+    show: (view: InspectorView) => {
+      if (VIEWS.some(([known]) => known === view)) show(view);
+    },
     destroy() {
       state.destroyed = true;
       for (const timer of timers.values()) clearTimeout(timer);
@@ -211,8 +229,9 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
 
 /**
  * Registers the `<jobs-inspector>` element (or another tag name). Attributes: `view`
- * (the first tab), `page-size`, and `admin="false"` to hide the actions even where the
- * window may use them. Calling it again does nothing.
+ * (the tab shown: the first one, and the one shown whenever the attribute changes),
+ * `page-size`, and `admin="false"` to hide the actions even where the window may use
+ * them. Calling it again does nothing.
  */
 export function defineInspector(tag = "jobs-inspector"): void {
   if (customElements.get(tag)) return;
@@ -220,6 +239,14 @@ export function defineInspector(tag = "jobs-inspector"): void {
     tag,
     class JobsInspectorElement extends HTMLElement {
       private inspector: Inspector | null = null;
+
+      static get observedAttributes(): string[] {
+        return ["view"];
+      }
+
+      attributeChangedCallback(name: string, _old: string | null, value: string | null) {
+        if (name === "view" && value && this.inspector) this.inspector.show(value as InspectorView);
+      }
 
       connectedCallback() {
         const view = this.getAttribute("view") as InspectorView | null;

@@ -7,6 +7,7 @@ import type { Job, WaitingFor } from "./bindings";
 
 /** A duration in the largest whole unit: "2 h", "5 min", "30 s", "250 ms". */
 export function duration(ms: number): string {
+  if (ms === 0) return "0 ms";
   if (ms % 86_400_000 === 0) return `${ms / 86_400_000} d`;
   if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
   if (ms % 60_000 === 0) return `${ms / 60_000} min`;

@@ -81,7 +81,30 @@ rm -rf "$work/quickstart/node_modules" "$work/quickstart/dist" "$work/quickstart
 cd "$work/quickstart"
 npm ci --no-audit --no-fund
 npm install --no-audit --no-fund "../$tarball"
+# `npm run build` runs the app's `jobs_kinds` test first (package.json's prebuild),
+# which compiles the app: its cache lives in this checkout's target/ (outputs only, no
+# sources), with this repository's debug-info settings so the cache stays small, and
+# the lockfile is checked (or updated) before anything builds.
+export CARGO_TARGET_DIR="$repo/target/quickstart"
+mkdir -p src-tauri/.cargo
+printf '[profile.dev]\ndebug = "line-tables-only"\n[profile.dev.package."*"]\ndebug = false\n' >src-tauri/.cargo/config.toml
+(
+  cd src-tauri
+  if [ "${QUICKSTART_UPDATE_LOCK:-}" = 1 ]; then
+    if [ -f Cargo.lock ]; then cargo update --quiet -p tauri-plugin-jobs; else cargo generate-lockfile --quiet; fi
+    cp Cargo.lock "$repo/ci/quickstart/src-tauri/Cargo.lock"
+  else
+    cargo metadata --locked --format-version 1 >/dev/null
+  fi
+)
+# The kinds' declarations are written from the Rust code by that test: the committed
+# file must be what it writes, or the page was type-checked against stale kinds.
+rm src/jobs-kinds.d.ts
 npm run build
+if ! diff -u "$repo/ci/quickstart/src/jobs-kinds.d.ts" src/jobs-kinds.d.ts; then
+  echo "quickstart: ci/quickstart/src/jobs-kinds.d.ts is not what the app's jobs_kinds test writes: copy it" >&2
+  exit 1
+fi
 # The kinds' declarations (src/jobs-kinds.d.ts) are what type the page: a kind name
 # with a typo, or a payload of the wrong shape, fails the build.
 cp src/main.ts "$work/main.ts"
@@ -99,21 +122,26 @@ for wrong in 's/enqueueAndWait("thumbnail", { path: "a.png"/enqueueAndWait("thum
   grep -q "error TS" "$work/wrong-build.log"
 done
 cp "$work/main.ts" src/main.ts
-echo "quickstart: a wrong kind name, payload or local kind each fails npm run build"
+# A field renamed in Rust (serde's name for `width` becomes `px`): the next `npm run
+# build` writes the kinds again from the code, and the page's `width` fails tsc.
+cp src-tauri/src/lib.rs "$work/lib.rs"
+sed -i 's/^    width: u32,/    #[serde(rename = "px")]\n    width: u32,/' src-tauri/src/lib.rs
+if cmp -s src-tauri/src/lib.rs "$work/lib.rs"; then
+  echo "quickstart: the rename changed nothing in src-tauri/src/lib.rs" >&2
+  exit 1
+fi
+if npm run build >"$work/wrong-build.log" 2>&1; then
+  echo "quickstart: npm run build passed with a field renamed in Rust" >&2
+  exit 1
+fi
+grep -q "error TS" "$work/wrong-build.log"
+grep -q "px: number" src/jobs-kinds.d.ts
+cp "$work/lib.rs" src-tauri/src/lib.rs
+npm run build >/dev/null
+echo "quickstart: a wrong kind name, payload or local kind, or a field renamed in Rust, each fails npm run build"
 
 cd src-tauri
-# The build cache lives in this checkout's target/ (outputs only, no sources); the
-# debug-info settings are this repository's, so the cache stays small.
-export CARGO_TARGET_DIR="$repo/target/quickstart"
-settings=(--config 'profile.dev.debug="line-tables-only"' --config 'profile.dev.package."*".debug=false')
-if [ "${QUICKSTART_UPDATE_LOCK:-}" = 1 ]; then
-  if [ -f Cargo.lock ]; then cargo update --quiet -p tauri-plugin-jobs; else cargo generate-lockfile --quiet; fi
-  cp Cargo.lock "$repo/ci/quickstart/src-tauri/Cargo.lock"
-  locked=()
-else
-  locked=(--locked)
-fi
-cargo build "${locked[@]}" "${settings[@]}" --features tauri/custom-protocol
+cargo build --locked --features tauri/custom-protocol
 cd "$repo"
 
 # The smoke test, on a data and config directory of its own (the app inherits

@@ -370,10 +370,13 @@ async fn a_sync_target_logs_each_change_of_its_health_once() {
     );
 }
 
+/// A payload whose shape cannot be traced (an internally tagged enum reads through
+/// `deserialize_any`) and that nobody typed.
 #[derive(serde::Deserialize)]
-struct Resize {
+#[serde(tag = "type")]
+enum Resize {
     #[allow(dead_code)]
-    width: u32,
+    Width { width: u32 },
 }
 
 #[test]

@@ -235,12 +235,12 @@ async fn soak() {
         .unwrap()
     {
         assert_eq!(job.attempts, 3);
+        assert_eq!(job.last_error, None, "cleared by the success");
+        assert_eq!(job.errors.len(), 2, "{:?}", job.errors);
         assert!(
-            job.last_error
-                .as_deref()
-                .is_some_and(|e| !e.contains("abc")),
+            job.errors.iter().all(|e| !e.error.contains("abc")),
             "redacted: {:?}",
-            job.last_error
+            job.errors
         );
     }
     let check: String = rusqlite::Connection::open(&path)

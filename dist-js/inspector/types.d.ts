@@ -28,6 +28,8 @@ export type Inspector = {
     firstRenderMs(): number | null;
     /** Reads everything shown again. */
     refresh(): Promise<void>;
+    /** Shows a tab (the `view` attribute of `<jobs-inspector>` calls it when it changes). */
+    show(view: InspectorView): void;
     /** Stops listening and empties the element. */
     destroy(): void;
 };
@@ -60,4 +62,6 @@ export type Shell = {
     act(work: () => Promise<unknown>, then: () => Promise<void>): Promise<void>;
     show(view: InspectorView, reload?: boolean): void;
     load(view: InspectorView): Promise<void>;
+    /** Reads the plugin's own health again (a refused `config.toml`, `raw.db`, conditions). */
+    loadHealth(): Promise<void>;
 };

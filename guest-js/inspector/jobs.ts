@@ -270,10 +270,35 @@ export function mountJobs(shell: Shell) {
       h("pre", { id: "detail-payload" }, json(job.payload)),
       h("h4", {}, "Result"),
       h("pre", { id: "detail-result" }, json(job.result)),
-      h("h4", {}, "Last error"),
-      h("pre", { id: "detail-error" }, job.lastError ?? "—"),
+      ...(job.lastError === null ? [] : [h("h4", {}, "Last error"), h("pre", { id: "detail-error" }, job.lastError)]),
+      ...(job.attempts === 0 && !job.errors?.length ? [] : [h("h4", {}, "Attempts"), attemptsTimeline(job)]),
       actions,
     );
+  }
+
+  /**
+   * A job's attempts, oldest first: each failed one with when it ended and what it
+   * said (the last 20 the plugin keeps), then how the latest one stands.
+   */
+  function attemptsTimeline(job: Job): Node {
+    const errors = job.errors ?? [];
+    const items = errors.map((e) =>
+      h("li", { class: "attempt-failed" }, h("b", {}, `Attempt ${e.attempt}`), ` failed ${time(e.at)}: `, h("code", {}, e.error)),
+    );
+    const failedLast = errors[errors.length - 1]?.attempt === job.attempts && job.lastError !== null;
+    if (job.attempts > 0 && !failedLast) {
+      const latest = `Attempt ${job.attempts}`;
+      const line =
+        job.status === "succeeded"
+          ? [h("b", {}, latest), ` succeeded ${time(job.finishedAt)}`]
+          : job.status === "running"
+            ? [h("b", {}, latest), ` running since ${time(job.startedAt)}`]
+            : job.status === "cancelled"
+              ? [h("b", {}, latest), ` cancelled ${time(job.finishedAt)}`]
+              : null;
+      if (line) items.push(h("li", { class: `attempt-${job.status}` }, ...line));
+    }
+    return h("ol", { id: "detail-attempts", class: "attempts" }, ...items);
   }
 
   /** Jobs by id, each opening its detail: the first ones listed, and how many more. */

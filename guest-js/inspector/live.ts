@@ -48,8 +48,12 @@ export function liveUpdates(shell: Shell, jobs: JobsTab, tables: Tables, history
           case "scheduleChanged":
             if (state.view === "schedules") soon("schedules", 100, loadSchedules);
             break;
-          case "syncFinished":
           case "pluginHealth":
+            soon("health", 250, shell.loadHealth);
+            if (state.view === "sync") soon("sync", 100, loadSync);
+            if (state.view === "history") soon("history", 1000, loadHistory);
+            break;
+          case "syncFinished":
           case "accountDisconnected":
             if (state.view === "sync") soon("sync", 100, loadSync);
             if (state.view === "history") soon("history", 1000, loadHistory);

@@ -43,8 +43,14 @@ pre { margin: 0; padding: 6px; background: var(--soft); border-radius: 5px; max-
 progress { width: 90px; }
 .actions { display: flex; gap: 6px; flex-wrap: wrap; }
 .message { color: var(--bad); min-height: 1em; }
+.health { padding: 6px 8px; border-bottom: 1px solid var(--line); }
+.health div { white-space: pre-wrap; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
 .why { margin: 0; padding-left: 16px; }
+.attempts { margin: 0 0 6px; padding-left: 20px; }
+.attempts li { margin: 2px 0; word-break: break-word; }
+.attempt-failed b { color: var(--bad); }
+.attempt-succeeded b { color: var(--good); }
 .graph-box { overflow: auto; max-height: 420px; margin-bottom: 6px; }
 .graph .edge { stroke: var(--line); }
 .graph .node { cursor: pointer; }

@@ -15,6 +15,7 @@ use serde_json::Value;
 use super::{BoxError, JobResult, LocalJobContext, LocalJobId, LocalJobs, Observer};
 use crate::error::{Error, Result};
 use crate::json::{call_json, without_values, JsonCallError};
+use crate::typescript::RustType;
 
 type Body = dyn Fn(
         Value,
@@ -28,7 +29,7 @@ struct LocalKind {
     body: Arc<Body>,
     exclusive: bool,
     /// The Rust types of the arguments and the result, for the TypeScript declarations.
-    types: (&'static str, &'static str),
+    types: (RustType, RustType),
 }
 
 /// The kinds registered by name.
@@ -67,7 +68,7 @@ impl LocalKinds {
             LocalKind {
                 body: Arc::new(body),
                 exclusive,
-                types: (std::any::type_name::<A>(), std::any::type_name::<T>()),
+                types: (RustType::traced::<A>(), RustType::named::<T>()),
             },
         );
     }
@@ -97,7 +98,7 @@ impl LocalKinds {
     }
 
     /// Every kind with the Rust types of its arguments and result.
-    pub(crate) fn declared(&self) -> Vec<(String, &'static str, &'static str)> {
+    pub(crate) fn declared(&self) -> Vec<(String, RustType, RustType)> {
         self.kinds
             .iter()
             .map(|(kind, registered)| (kind.clone(), registered.types.0, registered.types.1))

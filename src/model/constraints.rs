@@ -198,6 +198,18 @@ impl Conditions {
         self
     }
 
+    /// Whether these conditions leave out something `needs` asks about (such a
+    /// constraint counts as met).
+    #[must_use]
+    pub(crate) fn cannot_tell(&self, needs: &Constraints) -> bool {
+        (needs.ac_power && self.on_ac_power.is_none())
+            || (needs.battery_at_least.is_some()
+                && (self.on_ac_power.is_none()
+                    || (self.on_ac_power == Some(false) && self.battery_percent.is_none())))
+            || (needs.unmetered_network && self.metered_network.is_none())
+            || (needs.user_idle_secs.is_some() && self.user_idle_secs.is_none())
+    }
+
     /// What `needs` waits for under these conditions; empty when it may start.
     #[must_use]
     pub fn unmet(&self, needs: &Constraints) -> Vec<WaitingFor> {

@@ -249,7 +249,8 @@ pub struct Job {
     /// While the job is queued or running, enqueueing another job of the same kind with
     /// this key returns this one.
     pub dedupe_key: Option<String>,
-    /// The last error, redacted and cut to 500 characters.
+    /// The error of its last failed attempt, redacted and cut to 500 characters;
+    /// cleared when an attempt succeeds (the attempts' errors stay in `errors`).
     pub last_error: Option<String>,
     /// What the handler returned, once succeeded; empty when it returned nothing.
     pub result: Option<Value>,
@@ -297,6 +298,27 @@ pub struct Job {
     /// have not ended yet.
     #[serde(default)]
     pub waiting_on_jobs: u32,
+    /// What each failed attempt said, oldest first (the last 20 failures): a job that
+    /// succeeded on its third attempt keeps the first two's errors here, and its
+    /// detail shows them as a timeline.
+    #[serde(default)]
+    pub errors: Vec<AttemptError>,
+}
+
+/// A failed attempt of a durable job: which, when it ended, and its error (redacted,
+/// cut to 500 characters).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct AttemptError {
+    /// The attempt, from 1. An attempt whose worker vanished (its lease ran out) is
+    /// here too, saying so; it does not count against the job's attempts.
+    pub attempt: u32,
+    /// When it ended.
+    pub at: Timestamp,
+    /// What it said.
+    pub error: String,
 }
 
 /// How far a durable job's attempt is, as its handler reported.

@@ -50,6 +50,21 @@ impl Builder {
         declarations.write(&self.declared())
     }
 
+    /// Writes the declarations named with [`typescript`](Builder::typescript) now,
+    /// in any build, when they differ; whether it wrote. For the app's test that its
+    /// `npm run build` runs first (the quick start's `jobs_kinds`), so the webview is
+    /// type-checked against the kinds as the code registers them, without running the
+    /// app.
+    ///
+    /// # Errors
+    ///
+    /// [`TypescriptError::NoFile`] when the builder names no file, and what
+    /// [`write_typescript`](Builder::write_typescript) returns.
+    pub fn update_typescript(&self) -> Result<bool, TypescriptError> {
+        let declarations = self.typescript.as_ref().ok_or(TypescriptError::NoFile)?;
+        self.write_typescript(declarations)
+    }
+
     pub(super) fn write_declarations_in_debug_builds(&self) {
         let Some(declarations) = &self.typescript else {
             return;

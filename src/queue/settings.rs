@@ -77,11 +77,26 @@ impl Queue {
         db.conditions(db.now())
     }
 
-    /// Whether the condition source can tell everything on this machine; a warning
-    /// says what it cannot (constraints on it count as met).
+    /// Whether the condition source can tell what the waiting jobs need: healthy when
+    /// it can tell everything, or when no queued job (nor its kind) has a constraint on
+    /// what it cannot tell; otherwise its warning, which says what it cannot
+    /// (constraints on it count as met).
     #[must_use]
     pub fn conditions_health(&self) -> Health {
-        self.db().condition_source().health()
+        let source = self.db().condition_source();
+        let health = source.health();
+        if health.status == crate::model::HealthStatus::Healthy {
+            return health;
+        }
+        // What the machine cannot tell matters only to a job that waits on it: a
+        // desktop with no battery is healthy while no queued job needs one.
+        let conditions = source.conditions(self.db().now());
+        match self.db().read(jobs::waiting_needs) {
+            Ok(needs) if !needs.iter().any(|needs| conditions.cannot_tell(needs)) => {
+                Health::healthy()
+            }
+            _ => health,
+        }
     }
 
     /// The rate limit of `kind` stored in the file, if any.

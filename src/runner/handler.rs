@@ -16,6 +16,7 @@ use crate::json::{call_json, without_values, JsonCallError};
 use crate::kinds::{KindSpec, Schema};
 use crate::model::{Actor, Constraints, JobId, RateLimit};
 use crate::queue::Queue;
+use crate::typescript::RustType;
 
 use super::progress::AttemptProgress;
 
@@ -200,7 +201,7 @@ pub struct Handler {
     pub(crate) rate_limit: Option<RateLimit>,
     pub(crate) constraints: Option<Constraints>,
     /// The Rust types of the payload and the result, for the TypeScript declarations.
-    pub(crate) types: (&'static str, &'static str),
+    pub(crate) types: (RustType, RustType),
 }
 
 impl fmt::Debug for Handler {
@@ -257,7 +258,7 @@ impl Handler {
             max_lease_expiries: None,
             rate_limit: None,
             constraints: None,
-            types: (std::any::type_name::<P>(), std::any::type_name::<R>()),
+            types: (RustType::traced::<P>(), RustType::traced::<R>()),
         }
     }
 

@@ -397,6 +397,14 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         WHERE status = 'queued' AND deps_left > 0 AND needs & 4 <> 0;
     UPDATE jobs SET deps_left = 0 WHERE deps_left <> 0;
     "#,
+    // 18: what each failed attempt said (`jobs.errors`): a JSON array of
+    //   `{"attempt": n, "at": ms, "error": text}`, oldest first, the last
+    //   `MAX_ATTEMPT_ERRORS` only, appended by the statement that records the failure
+    //   (`store::jobs::append_error!`). NULL for a job that never failed: a success
+    //   writes nothing here (it clears `last_error`, which said the last failure).
+    r#"
+    ALTER TABLE jobs ADD COLUMN errors TEXT;
+    "#,
 ];
 
 /// The schema version this build writes and reads.

@@ -94,6 +94,12 @@ impl SyncState {
 /// How many failures in a row (not offline) make a target an error, not a warning.
 pub const FAILURES_FOR_ERROR: u32 = 3;
 
+/// `at` as an RFC 3339 time to the second, UTC (`2026-12-06T14:05:00Z`).
+fn wall(at: Timestamp) -> String {
+    jiff::Timestamp::from_second(at.as_millis().div_euclid(1000))
+        .map_or_else(|_| format!("{} ms", at.as_millis()), |at| at.to_string())
+}
+
 /// The health of a target: a pure function of its bookkeeping, its policy and `now`.
 ///
 /// A target that quietly stopped running (no attempt for twice its interval plus a
@@ -115,10 +121,9 @@ pub fn health_of(state: &SyncState, policy: &SyncPolicy, now: Timestamp) -> Heal
             Some(ThrottleReason::Quota) => "quota used up",
             _ => "the server asked to wait",
         };
-        return Health::warning(format!(
-            "throttled ({why}) for {}s more",
-            until.duration_since(now).as_secs()
-        ));
+        // An absolute time, not "for N s more": the reason stays the same while the
+        // throttle lasts, so the health is published once, not at every check.
+        return Health::warning(format!("throttled ({why}) until {}", wall(until)));
     }
     if state.consecutive_failures > 0 {
         return Health::warning(format!(
@@ -131,8 +136,8 @@ pub fn health_of(state: &SyncState, policy: &SyncPolicy, now: Timestamp) -> Heal
         let quiet = now.duration_since(since);
         if quiet > silent_after {
             return Health::warning(format!(
-                "no sync for {}s though it should run every {}s",
-                quiet.as_secs(),
+                "no sync since {} though it should run every {}s",
+                wall(since),
                 policy.every.as_secs()
             ));
         }

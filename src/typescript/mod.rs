@@ -6,9 +6,11 @@
 //! Names always come from the registrations. Payload and result types come from the
 //! Rust types of the handlers: the standard library's are known (`String` is `string`,
 //! `Option<T>` is `T | null`, `Vec<T>` is `T[]`, `()` is `null`, ...); the app's own
-//! are imported by name from the module its bindings are in ([`Typescript::types_from`],
-//! for an app whose tauri-specta or ts-rs already exports them: any version, or none),
-//! or written as the app gives them ([`Typescript::ty`]).
+//! are traced from their `Deserialize` (serde's own view of them: renames, skipped
+//! fields, every enum variant; in debug builds), imported by name from the module its
+//! bindings are in ([`Typescript::types_from`], for an app whose tauri-specta or ts-rs
+//! already exports them: any version, or none), or written as the app gives them
+//! ([`Typescript::ty`], which wins).
 //!
 //! ```no_run
 //! use tauri_plugin_jobs::runner::{Handler, JobContext};
@@ -22,22 +24,26 @@
 //!     .handler(Handler::new("thumbnail", |job: Thumbnail, _ctx: JobContext| async move {
 //!         Ok(format!("{}@{}", job.path, job.width))
 //!     }))
-//!     // Written in debug builds when it changed: commit it, tsc reads it.
-//!     .typescript(
-//!         Typescript::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../src/jobs-kinds.d.ts"))
-//!             .ty::<Thumbnail>("{ path: string; width: number }"),
-//!     )
+//!     // Written in debug builds and by Builder::update_typescript when it changed:
+//!     // commit it, tsc reads it (`Thumbnail` as `{ path: string; width: number }`).
+//!     .typescript(Typescript::new(concat!(
+//!         env!("CARGO_MANIFEST_DIR"),
+//!         "/../src/jobs-kinds.d.ts"
+//!     )))
 //!     .build()
 //! # }
 //! ```
 
 mod names;
+mod shape;
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use names::Resolver;
+pub(crate) use shape::RustType;
+use shape::Side;
 
 /// The first line of every file this module writes: a file without it is not ours.
 pub const HEADER: &str =
@@ -71,6 +77,27 @@ pub enum TypescriptError {
         /// The Rust type, as `std::any::type_name` names it.
         rust_type: String,
     },
+    /// A payload, result or arguments of the app's own type whose shape could not be
+    /// traced from its `Deserialize` (it reads through `deserialize_any`: an untagged
+    /// or internally tagged enum, `flatten`, `serde_json::Value` inside; or it contains
+    /// itself).
+    #[error(
+        "{what} is {rust_type}, whose shape could not be traced from its Deserialize \
+         ({reason}): give it one with Typescript::ty, or name the module the app's \
+         bindings export it from with Typescript::types_from"
+    )]
+    Untraceable {
+        /// What has the type.
+        what: String,
+        /// The Rust type.
+        rust_type: String,
+        /// What the tracing met.
+        reason: String,
+    },
+    /// [`Builder::update_typescript`](crate::Builder::update_typescript) on a builder
+    /// that names no file ([`Builder::typescript`](crate::Builder::typescript)).
+    #[error("the builder names no declaration file: add .typescript(Typescript::new(path))")]
+    NoFile,
     /// A sync target pattern that is not a TypeScript template literal's text.
     #[error(
         "sync target pattern {pattern:?} is not a template literal's text (no backtick, \
@@ -109,9 +136,9 @@ pub enum TypescriptError {
 #[derive(Debug, Default)]
 pub(crate) struct Declared {
     /// Durable kinds: name, payload type, result type (`None`: any JSON value).
-    pub(crate) jobs: Vec<(String, Option<(&'static str, &'static str)>)>,
+    pub(crate) jobs: Vec<(String, Option<(RustType, RustType)>)>,
     /// Local kinds: name, arguments type, result type.
-    pub(crate) local: Vec<(String, &'static str, &'static str)>,
+    pub(crate) local: Vec<(String, RustType, RustType)>,
     /// Sync targets as `connector/account/name`.
     pub(crate) targets: Vec<String>,
     /// Schedules by name.
@@ -181,17 +208,40 @@ impl Typescript {
             imported: BTreeSet::new(),
             value: false,
         };
-        let mut resolve = |what: String, rust_type: &str| {
+        // The standard library's types by name, the app's as it gave them, imported
+        // from its bindings, or traced from their `Deserialize`.
+        let import = self.types_from.is_some();
+        let mut resolve = |what: String, rust_type: &RustType, side: Side| {
             resolver
-                .typescript(rust_type)
-                .map_err(|rust_type| TypescriptError::NoType { what, rust_type })
+                .typescript(rust_type.name)
+                .or_else(|unknown| match rust_type.shape {
+                    Some(shape) if !import => {
+                        shape(side).map_err(|reason| TypescriptError::Untraceable {
+                            what,
+                            rust_type: rust_type.name.to_owned(),
+                            reason,
+                        })
+                    }
+                    _ => Err(TypescriptError::NoType {
+                        what,
+                        rust_type: unknown,
+                    }),
+                })
         };
         let mut jobs = Vec::new();
         for (kind, types) in sorted(&declared.jobs, |(kind, _)| kind.as_str()) {
             let (payload, result) = match types {
                 Some((payload, result)) => (
-                    resolve(format!("the payload of job kind {kind:?}"), payload)?,
-                    resolve(format!("the result of job kind {kind:?}"), result)?,
+                    resolve(
+                        format!("the payload of job kind {kind:?}"),
+                        payload,
+                        Side::Input,
+                    )?,
+                    resolve(
+                        format!("the result of job kind {kind:?}"),
+                        result,
+                        Side::Output,
+                    )?,
                 ),
                 None => ("Value".to_owned(), "Value".to_owned()),
             };
@@ -202,8 +252,16 @@ impl Typescript {
         }
         let mut local = Vec::new();
         for (kind, args, result) in sorted(&declared.local, |(kind, _, _)| kind.as_str()) {
-            let args = resolve(format!("the args of local kind {kind:?}"), args)?;
-            let result = resolve(format!("the result of local kind {kind:?}"), result)?;
+            let args = resolve(
+                format!("the args of local kind {kind:?}"),
+                args,
+                Side::Input,
+            )?;
+            let result = resolve(
+                format!("the result of local kind {kind:?}"),
+                result,
+                Side::Output,
+            )?;
             local.push(format!(
                 "    {}: {{ args: {args}; result: {result} }};",
                 quoted(kind)
@@ -342,13 +400,20 @@ fn unique<'a>(names: impl IntoIterator<Item = &'a String>) -> impl Iterator<Item
 mod tests {
     use super::*;
 
+    fn named(name: &'static str) -> RustType {
+        RustType { name, shape: None }
+    }
+
     fn declared() -> Declared {
         Declared {
             jobs: vec![
-                ("thumbnail".into(), Some(("alloc::string::String", "u64"))),
+                (
+                    "thumbnail".into(),
+                    Some((named("alloc::string::String"), named("u64"))),
+                ),
                 ("agent-kind".into(), None),
             ],
-            local: vec![("export".into(), "u64", "()")],
+            local: vec![("export".into(), named("u64"), named("()"))],
             targets: vec!["a/b/c".into()],
             schedules: vec!["nightly".into()],
         }
@@ -377,8 +442,10 @@ mod tests {
     #[test]
     fn an_app_type_nobody_typed_is_refused_naming_the_kind_and_the_type() {
         let mut mine = declared();
-        mine.jobs
-            .push(("resize".into(), Some(("my_app::Resize", "()"))));
+        mine.jobs.push((
+            "resize".into(),
+            Some((named("my_app::Resize"), named("()"))),
+        ));
         let error = Typescript::new("kinds.d.ts").render(&mine).unwrap_err();
         let TypescriptError::NoType { what, rust_type } = &error else {
             panic!("{error}");
@@ -391,6 +458,43 @@ mod tests {
         assert!(
             out.contains("import type { Resize } from \"./bindings\";"),
             "{out}"
+        );
+    }
+
+    #[cfg(debug_assertions)]
+    #[test]
+    fn an_app_type_is_written_as_its_deserialize_reads_it_unless_given_or_imported() {
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        #[allow(dead_code)]
+        struct Resize {
+            file_path: String,
+            width: u32,
+        }
+        let mut mine = declared();
+        mine.jobs.push((
+            "resize".into(),
+            Some((
+                RustType::traced::<Resize>(),
+                RustType::traced::<Vec<Resize>>(),
+            )),
+        ));
+        let out = Typescript::new("kinds.d.ts").render(&mine).unwrap();
+        let line = "    \"resize\": { payload: { filePath: string; width: number }; \
+                    result: { filePath: string; width: number }[] };";
+        assert!(out.lines().any(|l| l == line), "{line}\n{out}");
+        let given = Typescript::new("kinds.d.ts")
+            .ty::<Resize>("Mine")
+            .render(&mine)
+            .unwrap();
+        assert!(given.contains("payload: Mine; result: Mine[]"), "{given}");
+        let imported = Typescript::new("kinds.d.ts")
+            .types_from("./bindings")
+            .render(&mine)
+            .unwrap();
+        assert!(
+            imported.contains("payload: Resize; result: Resize[]"),
+            "{imported}"
         );
     }
 

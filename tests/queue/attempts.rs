@@ -140,6 +140,77 @@ fn failures_back_off_exponentially_then_fail() {
 }
 
 #[test]
+fn each_failed_attempt_keeps_its_error_and_a_success_clears_the_last_one() {
+    let h = Harness::new();
+    let id = h
+        .queue
+        .enqueue("flaky", &1, EnqueueOptions::new().max_attempts(5))
+        .unwrap()
+        .id;
+    let mut ended = Vec::new();
+    for attempt in 1..=2 {
+        let claimed = claim_one(&h.queue, "w", "flaky").unwrap();
+        ended.push(h.clock_now());
+        h.queue
+            .fail(
+                &claimed.lease,
+                JobFailure::retryable(format!("boom {attempt}")),
+            )
+            .unwrap();
+        h.advance(3600 * SEC);
+    }
+    // A worker that vanishes is in the timeline too, not counted as an attempt.
+    let _lost = claim_one(&h.queue, "gone", "flaky").unwrap();
+    h.advance(31 * SEC);
+    let last = claim_one(&h.queue, "w", "flaky").expect("requeued after the lease ran out");
+    h.queue.complete(&last.lease, None).unwrap();
+
+    let job = h.queue.get(id).unwrap().unwrap();
+    assert_eq!(job.status, JobStatus::Succeeded);
+    assert_eq!(job.last_error, None, "a success is not shown as a failure");
+    let said: Vec<_> = job
+        .errors
+        .iter()
+        .map(|e| (e.attempt, e.error.as_str()))
+        .collect();
+    assert_eq!(said[..2], [(1, "boom 1"), (2, "boom 2")]);
+    assert_eq!([job.errors[0].at, job.errors[1].at], [ended[0], ended[1]]);
+    assert_eq!(said.len(), 3, "{said:?}");
+    assert!(said[2].1.contains("lease ran out"), "{said:?}");
+    // What listJobs returns carries the same.
+    let listed = h.queue.list(&JobFilter::new()).unwrap();
+    assert_eq!(
+        listed.iter().find(|j| j.id == id).unwrap().errors,
+        job.errors
+    );
+}
+
+#[test]
+fn a_job_keeps_the_errors_of_its_last_twenty_failed_attempts() {
+    let h = Harness::new();
+    let id = h
+        .queue
+        .enqueue("flaky", &1, EnqueueOptions::new().max_attempts(25))
+        .unwrap()
+        .id;
+    for attempt in 1..=25 {
+        let claimed = claim_one(&h.queue, "w", "flaky").unwrap();
+        h.queue
+            .fail(
+                &claimed.lease,
+                JobFailure::retryable(format!("boom {attempt}")),
+            )
+            .unwrap();
+        h.advance(24 * 3600 * SEC);
+    }
+    let job = h.queue.get(id).unwrap().unwrap();
+    assert_eq!(job.status, JobStatus::Failed);
+    let attempts: Vec<_> = job.errors.iter().map(|e| e.attempt).collect();
+    assert_eq!(attempts, (6..=25).collect::<Vec<_>>());
+    assert_eq!(job.last_error.as_deref(), Some("boom 25"));
+}
+
+#[test]
 fn jitter_comes_from_the_injected_source() {
     let dir = tempfile::tempdir().unwrap();
     let clock = tauri_plugin_jobs::clock::FakeClock::new(START);

@@ -352,3 +352,60 @@ fn a_job_with_constraints_that_comes_back_to_the_queue_is_still_claimed() {
     queue.retry_now(id).unwrap();
     assert_eq!(claim_all(&queue, &["embed"]).pop().unwrap().job.id, id);
 }
+
+/// A machine that cannot tell its power (a desktop without a battery, no system bus)
+/// but can tell its network.
+#[derive(Debug)]
+struct NoPowerReading;
+
+impl tauri_plugin_jobs::conditions::ConditionSource for NoPowerReading {
+    fn conditions(&self, _now: Timestamp) -> tauri_plugin_jobs::conditions::Conditions {
+        tauri_plugin_jobs::conditions::Conditions::unknown().metered_network(Some(false))
+    }
+
+    fn health(&self) -> tauri_plugin_jobs::health::Health {
+        tauri_plugin_jobs::health::Health::warning("cannot tell the power")
+    }
+}
+
+#[test]
+fn what_the_machine_cannot_tell_is_a_warning_only_while_a_waiting_job_needs_it() {
+    use tauri_plugin_jobs::health::HealthStatus;
+    let h = Harness::new();
+    let queue = Queue::open(
+        h.dir.path().join("raw.db"),
+        QueueOptions::new()
+            .clock(h.clock.clone())
+            .conditions(NoPowerReading),
+    )
+    .unwrap();
+    let status = |queue: &Queue| queue.conditions_health().status;
+    assert_eq!(status(&queue), HealthStatus::Healthy, "nothing waits");
+    queue.enqueue("plain", &1, EnqueueOptions::new()).unwrap();
+    let network = EnqueueOptions::new().constraints(Constraints::none().unmetered_network());
+    queue.enqueue("upload", &1, network).unwrap();
+    assert_eq!(
+        status(&queue),
+        HealthStatus::Healthy,
+        "what waits needs only what the machine can tell"
+    );
+    let charger = EnqueueOptions::new().constraints(Constraints::none().ac_power());
+    let id = queue.enqueue("backup", &1, charger).unwrap().id;
+    let health = queue.conditions_health();
+    assert_eq!(
+        health.status,
+        HealthStatus::Warning,
+        "a job waits on the power"
+    );
+    assert_eq!(health.reason.as_deref(), Some("cannot tell the power"));
+    queue.cancel(id).unwrap();
+    assert_eq!(status(&queue), HealthStatus::Healthy, "it no longer waits");
+
+    // A kind's own constraint counts for its queued jobs.
+    queue
+        .set_constraints("index", Some(Constraints::none().battery_at_least(50)))
+        .unwrap();
+    assert_eq!(status(&queue), HealthStatus::Healthy, "no job of it waits");
+    queue.enqueue("index", &1, EnqueueOptions::new()).unwrap();
+    assert_eq!(status(&queue), HealthStatus::Warning);
+}

@@ -263,6 +263,30 @@ async fn throttles_defer_the_next_run_clamped_to_max_throttle() {
 }
 
 #[tokio::test]
+async fn a_throttle_is_published_once_however_often_health_is_checked() {
+    let (h, source) = setup();
+    h.engine.run_due(h.now()).await;
+    let mut stream = h.queue.bus().subscribe(100);
+    source.push(Ok(SyncResult::Throttled(SyncThrottle::quota(10 * MIN))));
+    h.engine.sync_now(&inbox()).await.unwrap();
+    for _ in 0..5 {
+        h.advance(SEC);
+        h.engine.run_due(h.now()).await;
+    }
+    let mut published = Vec::new();
+    while let Some(event) = stream.try_next() {
+        if let Event::PluginHealth(change) = &*event {
+            published.push(change.health.reason.clone().unwrap_or_default());
+        }
+    }
+    assert_eq!(published.len(), 1, "{published:?}");
+    assert!(
+        published[0].starts_with("throttled (quota used up) until 20"),
+        "{published:?}"
+    );
+}
+
+#[tokio::test]
 async fn health_is_healthy_failing_or_silent_and_changes_are_published() {
     let (h, source) = setup();
     let mut stream = h.queue.bus().subscribe(100);
@@ -289,7 +313,7 @@ async fn health_is_healthy_failing_or_silent_and_changes_are_published() {
     h.advance(3 * MIN + SEC);
     let silent = h.engine.health(&inbox()).unwrap();
     assert_eq!(silent.status, HealthStatus::Warning);
-    assert!(silent.reason.unwrap().contains("no sync for"));
+    assert!(silent.reason.unwrap().contains("no sync since"));
 
     let mut seen = Vec::new();
     while let Some(event) = stream.try_next() {

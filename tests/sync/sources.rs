@@ -242,5 +242,5 @@ fn a_target_that_never_ran_is_healthy_until_it_goes_quiet() {
     );
     let silent = health_of(&state, &policy, at.saturating_add(quiet + SEC));
     assert_eq!(silent.status, HealthStatus::Warning);
-    assert!(silent.reason.unwrap().contains("no sync for"));
+    assert!(silent.reason.unwrap().contains("no sync since"));
 }

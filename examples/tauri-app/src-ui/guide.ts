@@ -1,7 +1,17 @@
 // The guide's webview snippets (docs/), word for word inside functions, so that
 // `npm run typecheck` checks them (tests/readme.rs checks every ts block of the guide
 // is here or in the quick start's page). Not part of the demo's page.
-import { enqueue, getJob, getWorkflow, JobsError, listJobs, onJobState, pluginHealth, watchJob } from "../../../guest-js/index";
+import {
+  enqueue,
+  getJob,
+  getWorkflow,
+  JobsError,
+  listJobs,
+  onJobState,
+  onSyncFinished,
+  pluginHealth,
+  watchJob,
+} from "../../../guest-js/index";
 
 /** docs/webview.md: a durable job with a progress bar. */
 export async function thumbnailWithABar(bar: HTMLProgressElement): Promise<string> {
@@ -65,4 +75,15 @@ await onJobState(async (change) => {
 const job = await getJob(id);
 if (job?.kind === "thumbnail") show(`${job.payload.path} at ${job.payload.width}px`);
   show(shown);
+}
+
+/** docs/sync.md: a page that hears each run of its feed. */
+export async function feedListener(reload: () => void, say: (text: string) => void): Promise<() => void> {
+const unlisten = await onSyncFinished(({ target, outcome, startedBy }) => {
+  if (target !== "rss/main/feed") return;
+  if (outcome.outcome === "updated") reload(); // read the items the source stored
+  if (outcome.outcome === "failed" && outcome.offline) say("Offline: showing what was saved");
+  if (startedBy === "networkBack") say("Synced when the network came back");
+});
+return unlisten; // call it when the page goes
 }

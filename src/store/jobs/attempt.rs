@@ -139,7 +139,7 @@ pub(crate) fn renew(
 
 // ?1 id, ?2 worker, ?3 attempt, ?4 now, ?5 token; ?6 and ?7 as each statement says.
 macro_rules! fenced_update {
-    ($set:literal, $also:literal, $follow_up:literal) => {
+    ($set:expr, $also:literal, $follow_up:literal) => {
         concat!(
             "UPDATE jobs SET ",
             $set,
@@ -157,7 +157,7 @@ macro_rules! fenced_update {
 /// How a success ends that requires no follow-up and no dependents: the plain update
 /// [`exit_running`] tries first.
 const SUCCEEDED_PLAIN: &str = fenced_update!(
-    "status = 'succeeded', result = ?6, finished_at = ?4",
+    "status = 'succeeded', result = ?6, finished_at = ?4, last_error = NULL",
     "",
     " AND follow_up IS NULL AND has_dependents = 0"
 );
@@ -165,7 +165,7 @@ const SUCCEEDED_PLAIN: &str = fenced_update!(
 /// How a success ends that had jobs waiting for it when it was claimed, and no
 /// follow-up: the flag goes with the update, and they are counted down after it.
 const SUCCEEDED_FLAGGED: &str = fenced_update!(
-    "status = 'succeeded', result = ?6, finished_at = ?4",
+    "status = 'succeeded', result = ?6, finished_at = ?4, last_error = NULL",
     ", has_dependents = 0",
     " AND follow_up IS NULL"
 );
@@ -279,7 +279,7 @@ fn exit_fenced(
     // `$also`: what else the update that knows the job has followers sets (an end
     // clears the flag of dependents, resolved below; a return to the queue keeps it).
     macro_rules! exit_with {
-        ($set:literal, $also:literal, $params:expr) => {{
+        ($set:expr, $also:literal, $params:expr) => {{
             // Read through the fence in this transaction, the flags are as they are.
             let plain = match known {
                 Some(Followers {
@@ -322,17 +322,23 @@ fn exit_fenced(
     let (worker, attempt, now, token) = (fence.worker, fence.attempt, now.as_millis(), fence.token);
     let (changed, flags) = match exit {
         Exit::Succeeded { result } => exit_with!(
-            "status = 'succeeded', result = ?6, finished_at = ?4",
+            "status = 'succeeded', result = ?6, finished_at = ?4, last_error = NULL",
             ", has_dependents = 0",
             params![id, worker, attempt, now, token, result]
         ),
         Exit::Failed { error } => exit_with!(
-            "status = 'failed', last_error = ?6, finished_at = ?4",
+            concat!(
+                "status = 'failed', last_error = ?6, finished_at = ?4, ",
+                append_error!("?4", "?6")
+            ),
             ", has_dependents = 0",
             params![id, worker, attempt, now, token, error]
         ),
         Exit::Retry { error, at } => exit_with!(
-            "status = 'queued', last_error = ?6, run_at = ?7",
+            concat!(
+                "status = 'queued', last_error = ?6, run_at = ?7, ",
+                append_error!("?4", "?6")
+            ),
             "",
             params![id, worker, attempt, now, token, error, at.as_millis()]
         ),

@@ -53,6 +53,18 @@ pub(crate) fn reclaim_expired(
         " THEN 'the worker died ' || (lease_expiries + 1) || ' times in a row: its lease \
                ran out without a renewal each time' \
                          ELSE last_error END, \
+           errors = CASE WHEN cancel_requested THEN errors ELSE ",
+        errors_appended!(
+            "?1",
+            concat!(
+                "CASE WHEN ",
+                dead!(),
+                " THEN 'the worker died ' || (lease_expiries + 1) || ' times in a row: its \
+                 lease ran out without a renewal each time' ELSE 'the worker stopped before \
+                 the attempt ended (its lease ran out): not counted against its attempts' END"
+            )
+        ),
+        " END, \
            finished_at = CASE WHEN cancel_requested OR ",
         dead!(),
         " THEN ?1 END, \
@@ -221,6 +233,39 @@ pub(crate) fn lanes(
         }
     }
     Ok(lanes)
+}
+
+/// What the queued jobs need of the machine, each distinct set once: the constraints
+/// of every kind that has queued jobs, and every lane of the queued jobs' own. Seeks
+/// only (a kind, then its lanes), never a read of the jobs.
+pub(crate) fn waiting_needs(conn: &Connection) -> Result<Vec<Constraints>> {
+    let kinds: Vec<(String, i64, bool)> = conn
+        .prepare_cached(
+            "SELECT kind, coalesce(needs, 0), has_needs FROM kinds \
+             WHERE coalesce(needs, 0) <> 0 OR has_needs <> 0",
+        )?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut queued = conn.prepare_cached(
+        "SELECT 1 FROM jobs INDEXED BY jobs_active WHERE status = 'queued' AND kind = ?1 LIMIT 1",
+    )?;
+    let mut needs = std::collections::BTreeSet::new();
+    for (kind, own, flagged) in kinds {
+        if queued.query_row([&kind], |_| Ok(())).optional()?.is_none() {
+            continue;
+        }
+        if own != 0 {
+            needs.insert(own);
+        }
+        if flagged {
+            for lane in lanes(conn, &kind, None, Some(true))?.met {
+                if lane != 0 {
+                    needs.insert(lane | own);
+                }
+            }
+        }
+    }
+    Ok(needs.into_iter().map(Constraints::from_needs).collect())
 }
 
 /// The lanes of a kind's queued jobs ([`lanes`]).

@@ -331,11 +331,12 @@ pub(crate) fn fail_unreadable(
     now: Timestamp,
 ) -> Result<u32> {
     let attempts = tx
-        .prepare_cached(
+        .prepare_cached(concat!(
             "UPDATE jobs SET status = 'failed', last_error = ?2, finished_at = ?3, updated_at = ?3, \
-             lease_owner = NULL, lease_expires_at = NULL, lease_token = NULL, lease_process = NULL \
-             WHERE id = ?1 RETURNING attempts",
-        )?
+             lease_owner = NULL, lease_expires_at = NULL, lease_token = NULL, lease_process = NULL, ",
+            append_error!("?3", "?2"),
+            " WHERE id = ?1 RETURNING attempts"
+        ))?
         .query_row(params![id.raw(), error, now.as_millis()], |r| r.get(0))?;
     // Counted from the caller's change, in the kind's minute (`history::record`).
     Ok(attempts)

@@ -24,9 +24,51 @@ macro_rules! job_columns {
             "id, kind, payload, status, priority, run_at, attempts, max_attempts, \
              lease_owner, lease_expires_at, cancel_requested, dedupe_key, last_error, result, \
              parent_id, actor, created_at, updated_at, finished_at, started_at, timeout_ms, \
-             progress_done, progress_total, payload_version, needs, ",
+             progress_done, progress_total, payload_version, errors, needs, ",
             $waiting_on
         )
+    };
+}
+
+/// How many failed attempts a job keeps the error of (`jobs.errors`), the oldest
+/// dropped first.
+pub(crate) const MAX_ATTEMPT_ERRORS: usize = 20;
+
+/// The assignment that appends an attempt's error to `jobs.errors` (see migration 18):
+/// `$at` and `$error` are the statement's parameters for the time and the text; the
+/// attempt is the row's `attempts`.
+macro_rules! append_error {
+    ($at:literal, $error:expr) => {
+        concat!("errors = ", errors_appended!($at, $error))
+    };
+}
+
+/// The value of `jobs.errors` with an attempt's error appended, for [`append_error!`]
+/// and for a statement that appends only in some cases. A value that is not a JSON
+/// array (a file edited by hand, even text that is not JSON) starts over rather than
+/// failing the statement: the nested `CASE`s guard `json_type` from invalid text, as
+/// `AND` need not. The literal 20 is [`MAX_ATTEMPT_ERRORS`] (a unit test ties them).
+macro_rules! errors_appended {
+    ($at:literal, $error:expr) => {
+        concat!(
+            "json_remove(json_insert(",
+            errors_array!(),
+            ", '$[#]', json_object('attempt', attempts, 'at', ",
+            $at,
+            ", 'error', ",
+            $error,
+            ")), CASE WHEN json_array_length(",
+            errors_array!(),
+            ") >= 20 THEN '$[0]' ELSE '$[20]' END)"
+        )
+    };
+}
+
+/// `jobs.errors` when it is a JSON array, else an empty one.
+macro_rules! errors_array {
+    () => {
+        "CASE WHEN json_valid(errors) THEN CASE json_type(errors) WHEN 'array' \
+         THEN errors ELSE '[]' END ELSE '[]' END"
     };
 }
 
@@ -134,4 +176,70 @@ fn status_from(row: &Row<'_>, index: usize) -> rusqlite::Result<JobStatus> {
     text.parse().map_err(|reason: String| {
         rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, reason.into())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::{params, Connection};
+
+    use super::MAX_ATTEMPT_ERRORS;
+
+    /// As a claim counts the attempt and its end records the failure.
+    fn append(conn: &Connection, at: i64, error: &str) {
+        conn.execute("UPDATE jobs SET attempts = attempts + 1", [])
+            .unwrap();
+        conn.execute(
+            concat!("UPDATE jobs SET ", append_error!("?1", "?2")),
+            params![at, error],
+        )
+        .unwrap();
+    }
+
+    fn errors(conn: &Connection) -> Vec<serde_json::Value> {
+        let text: String = conn
+            .query_row("SELECT errors FROM jobs", [], |r| r.get(0))
+            .unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+
+    #[test]
+    fn the_errors_kept_are_the_last_max_attempt_errors() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE jobs (attempts INTEGER, errors TEXT); INSERT INTO jobs VALUES (0, NULL);",
+        )
+        .unwrap();
+        for n in 1..=(MAX_ATTEMPT_ERRORS as i64 + 5) {
+            append(&conn, n * 1000, &format!("failure {n}"));
+        }
+        let kept = errors(&conn);
+        assert_eq!(kept.len(), MAX_ATTEMPT_ERRORS);
+        assert_eq!(kept[0]["attempt"], 6);
+        assert_eq!(kept[0]["error"], "failure 6");
+        assert_eq!(
+            kept[MAX_ATTEMPT_ERRORS - 1]["attempt"],
+            MAX_ATTEMPT_ERRORS as i64 + 5
+        );
+        assert_eq!(
+            kept[MAX_ATTEMPT_ERRORS - 1]["at"],
+            (MAX_ATTEMPT_ERRORS as i64 + 5) * 1000
+        );
+    }
+
+    #[test]
+    fn a_value_that_is_not_an_array_starts_over() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE jobs (attempts INTEGER, errors TEXT);")
+            .unwrap();
+        for stored in ["not json {", "{\"a\": 1}", "42"] {
+            conn.execute("DELETE FROM jobs", []).unwrap();
+            conn.execute("INSERT INTO jobs VALUES (2, ?1)", [stored])
+                .unwrap();
+            append(&conn, 7, "boom");
+            let kept = errors(&conn);
+            assert_eq!(kept.len(), 1, "{stored}");
+            assert_eq!(kept[0]["attempt"], 3);
+            assert_eq!(kept[0]["error"], "boom");
+        }
+    }
 }

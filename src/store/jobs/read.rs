@@ -7,8 +7,8 @@ use serde_json::Value;
 use crate::clock::Timestamp;
 use crate::error::{Error, Result};
 use crate::model::{
-    sanitize_error, to_sql_glob, Actor, Constraints, Job, JobFilter, JobId, JobProgressValue,
-    JobStatus, KindCount, Patterns, Priority,
+    sanitize_error, to_sql_glob, Actor, AttemptError, Constraints, Job, JobFilter, JobId,
+    JobProgressValue, JobStatus, KindCount, Patterns, Priority,
 };
 
 use super::{status_from, JOB_COLUMNS};
@@ -52,7 +52,7 @@ pub(super) fn read_one(conn: &Connection, id: JobId) -> Result<Option<(Job, Opti
 /// wait for it (what the end of the attempt will have to resolve).
 pub(super) fn read_claimed(r: &Row<'_>) -> rusqlite::Result<(Job, Option<Error>, bool)> {
     let (job, unreadable) = job_from_row(r)?;
-    Ok((job, unreadable, r.get(26)?))
+    Ok((job, unreadable, r.get(27)?))
 }
 
 /// The statement [`read_claimed`] runs. A claimed job waits for no other (a waiting
@@ -314,11 +314,32 @@ fn job_from_row(r: &Row<'_>) -> rusqlite::Result<(Job, Option<Error>)> {
         // reads the rate limits beside.
         handler_missing: false,
         rate_limited_until: None,
-        constraints: Constraints::from_needs(r.get(24)?),
+        errors: errors_from(r.get::<_, Option<String>>(24)?.as_deref()),
+        constraints: Constraints::from_needs(r.get(25)?),
         waiting_for: Vec::new(),
-        waiting_on_jobs: r.get::<_, i64>(25)?.clamp(0, i64::from(u32::MAX)) as u32,
+        waiting_on_jobs: r.get::<_, i64>(26)?.clamp(0, i64::from(u32::MAX)) as u32,
     };
     Ok((job, unreadable))
+}
+
+/// The errors of a job's failed attempts as stored (`jobs.errors`); what cannot be
+/// read is left out, never an error of the whole read.
+fn errors_from(text: Option<&str>) -> Vec<AttemptError> {
+    let mut errors: Vec<AttemptError> = text
+        .and_then(|text| serde_json::from_str::<Vec<Value>>(text).ok())
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|entry| {
+            Some(AttemptError {
+                attempt: u32::try_from(entry.get("attempt")?.as_u64()?).ok()?,
+                at: Timestamp::from_millis(entry.get("at")?.as_i64()?),
+                error: sanitize_error(entry.get("error")?.as_str()?),
+            })
+        })
+        .collect();
+    let extra = errors.len().saturating_sub(super::MAX_ATTEMPT_ERRORS);
+    errors.drain(..extra);
+    errors
 }
 
 /// The payload in column `i` of job `id`'s row, or why it is not valid JSON.

@@ -10,7 +10,7 @@ use std::time::Duration;
 use tauri_plugin_jobs::local::BoxError;
 use tauri_plugin_jobs::runner::{Handler, JobContext, JobError};
 use tauri_plugin_jobs::sync::{
-    Result, SyncContext, SyncPolicy, SyncReport, SyncResult, SyncSource, SyncTarget,
+    self, SyncContext, SyncPolicy, SyncReport, SyncResult, SyncSource, SyncTarget,
 };
 use tauri_plugin_jobs::typescript::Typescript;
 
@@ -25,7 +25,7 @@ struct Thumbnail {
 struct Notifications;
 
 impl SyncSource for Notifications {
-    async fn sync(&self, ctx: &SyncContext) -> Result<SyncResult> {
+    async fn sync(&self, ctx: &SyncContext) -> sync::Result<SyncResult> {
         // Fetch with If-None-Match: ctx.etag(); store what changed in the app's own data.
         // A failure is `Err(SyncError::failed(..))`, or `SyncError::offline(..)` when
         // the service could not be reached (retried soon, not backed off).
@@ -36,7 +36,7 @@ impl SyncSource for Notifications {
     }
 }
 
-fn jobs_plugin<R: tauri::Runtime>() -> tauri::plugin::TauriPlugin<R> {
+fn jobs() -> tauri_plugin_jobs::Builder {
     tauri_plugin_jobs::Builder::new()
         // A durable job: survives restarts, retried with backoff, one at a time.
         .handler(
@@ -64,13 +64,25 @@ fn jobs_plugin<R: tauri::Runtime>() -> tauri::plugin::TauriPlugin<R> {
             }
             Ok::<_, BoxError>(rows)
         })
-        // The webview's types for all of the above, written in debug builds: `tsc`
-        // refuses a kind name with a typo or a payload of the wrong shape.
-        .typescript(
-            Typescript::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../src/jobs-kinds.d.ts"))
-                .ty::<Thumbnail>("{ path: string; width: number }"),
-        )
-        .build()
+        // The webview's types for all of the above, from the Rust types (serde's view
+        // of `Thumbnail`): `tsc` refuses a kind name with a typo, a payload of the
+        // wrong shape, a renamed field. Written by the test below, which `npm run
+        // build` runs first, and by debug builds of the app.
+        .typescript(Typescript::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../src/jobs-kinds.d.ts"
+        )))
+}
+
+#[cfg(test)]
+mod tests {
+    /// Writes `src/jobs-kinds.d.ts` when the kinds changed: package.json's
+    /// `"prebuild": "cargo test --manifest-path src-tauri/Cargo.toml --lib jobs_kinds"`
+    /// runs it before every `npm run build` (and so before `tauri build`).
+    #[test]
+    fn jobs_kinds() {
+        super::jobs().update_typescript().unwrap();
+    }
 }
 
 #[cfg_attr(mobile, tauri::mobile_entry_point)]
@@ -79,7 +91,7 @@ pub fn run() {
         .plugin(tauri_plugin_opener::init())
         // The app's own database, beside the plugin's raw.db.
         .plugin(tauri_plugin_sql::Builder::default().build())
-        .plugin(jobs_plugin())
+        .plugin(jobs().build())
         .invoke_handler(tauri::generate_handler![greet])
         .run(tauri::generate_context!())
         .expect("error while running tauri application");
