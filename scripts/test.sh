@@ -8,9 +8,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 
-# What the disk holds, before and after the heavy steps: a CI run once died of a full
-# disk, and the log should say how near it came.
-disk() { echo "disk ($1): $(df -h --output=avail . | tail -1 | tr -d ' ') free, target $(du -sh target 2>/dev/null | cut -f1)"; }
+# What the disk holds, and how long the run has taken, before and after the heavy
+# steps: a CI run once died of a full disk, and the log should say how near it came
+# (and which step costs the 40 minutes CI allows).
+disk() { echo "disk ($1, ${SECONDS} s in): $(df -h --output=avail . | tail -1 | tr -d ' ') free, target $(du -sh target 2>/dev/null | cut -f1)"; }
 disk start
 
 # First: the example app embeds the page script built here. --ignore-scripts: no

@@ -69,7 +69,16 @@ fn the_commands_of_features_left_out_are_not_there() {
 
 #[test]
 fn conditions_are_not_read_and_the_health_says_which_feature() {
+    use std::time::Duration;
+    use tauri_plugin_jobs::queue::{Constraints, EnqueueOptions};
     let app = MockApp::new(echo(), permissions());
+    // Nothing waits on what the build cannot read: healthy.
+    assert_eq!(health_of(&app, "conditions")["status"], json!("healthy"));
+    // A queued job that needs a charger: the health says why it cannot be told.
+    let charger = EnqueueOptions::new()
+        .constraints(Constraints::none().ac_power())
+        .delay(Duration::from_secs(3600));
+    app.jobs().queue().enqueue("echo", &"later", charger).unwrap();
     let health = health_of(&app, "conditions");
     assert_eq!(health["status"], json!("warning"), "{health}");
     assert!(
