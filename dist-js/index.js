@@ -645,6 +645,10 @@ function waitingText(waiting) {
                 return w.stale === 0
                     ? `a free slot (${w.running} running, cap ${w.cap})`
                     : `a free slot (${w.running} running, cap ${w.cap}; ${w.stale} held by a worker that stopped answering)`;
+            case "network":
+                return "the network";
+            case "service":
+                return "the service, which asked its kind to wait";
         }
     });
     return `waiting for ${words.join(" and ")}`;
@@ -684,6 +688,14 @@ function whyWaiting(job, options = {}) {
         const text = waitingText([waiting]);
         if (waiting.condition === "slot" && waiting.leaseEndsAt != null) {
             reasons.push(`${text}; a slot comes back by ${clock(waiting.leaseEndsAt, now)} at the latest`);
+        }
+        else if (waiting.condition === "network") {
+            reasons.push(waiting.nextTry > now
+                ? `waiting for the network: its kind tries one job at ${clock(waiting.nextTry, now)}, or when the network comes back`
+                : "waiting for the network: its kind is trying one job now");
+        }
+        else if (waiting.condition === "service") {
+            reasons.push(`throttled by the service until ${clock(waiting.until, now)}`);
         }
         else {
             reasons.push(text);

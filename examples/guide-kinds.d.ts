@@ -4,6 +4,7 @@ declare module "../guest-js/index" {
   interface JobKinds {
     "thumbnail": { payload: { path: string; width: number }; result: string };
     "save": { payload: { draft: number }; result: null };
+    "save-note": { payload: { id: number; text: string }; result: null };
   }
 }
 

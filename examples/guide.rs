@@ -231,6 +231,56 @@ impl SyncSource for Feed {
 }
 }
 
+/// "An outbox": the user's changes as durable jobs that wait offline.
+#[rustfmt::skip]
+mod outbox {
+use std::time::Duration;
+
+use tauri::{Manager, Runtime};
+use tauri_plugin_jobs::runner::{retry_after, Handler, JobContext, JobError};
+
+/// One change the user made, as the page sends it: the note and its new text.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct SaveNote { pub id: u32, pub text: String }
+
+/// What the app manages in its `setup()`: its HTTP client and the server's address.
+pub struct Api { pub http: reqwest::Client, pub base: String }
+
+pub fn save_note<R: Runtime>() -> Handler {
+    Handler::new("save-note", |note: SaveNote, ctx: JobContext| async move {
+        let app = ctx.app::<R>()?;
+        let api = app.state::<Api>();
+        let url = format!("{}/notes/{}", api.base, note.id);
+        let sent = api.http.put(url).body(note.text).timeout(Duration::from_secs(30)).send().await;
+        let response = match sent {
+            Ok(response) => response,
+            // No answer (no network, no route, a train's tunnel): not a failure. The
+            // kind waits for the network; one change tries every 15 s meanwhile.
+            Err(error) if error.is_connect() || error.is_timeout() => {
+                return Err(JobError::offline(error))
+            }
+            Err(error) => return Err(JobError::retryable(error)),
+        };
+        let status = response.status().as_u16();
+        match status {
+            200..=299 => Ok(()),
+            // The server asks every client to slow down: the whole kind waits.
+            429 => {
+                let wait = response.headers().get("retry-after")
+                    .and_then(|value| value.to_str().ok())
+                    .and_then(|value| retry_after(value, ctx.now()))
+                    .unwrap_or(Duration::from_secs(60));
+                Err(JobError::throttle_kind(wait, "HTTP 429"))
+            }
+            // A change the server will never take: say so now.
+            400..=499 => Err(JobError::permanent(format!("HTTP {status}"))),
+            _ => Err(JobError::retryable(format!("HTTP {status}"))),
+        }
+    })
+    .max_attempts(10) // ten answers that were errors; offline waits count none
+}
+}
+
 /// "Handlers, retries and errors": a handler that reaches the app, and where the
 /// plugin is added.
 #[rustfmt::skip]
@@ -320,6 +370,15 @@ fn main() -> Result<(), Box<dyn Error>> {
     };
     let _ = before_an_update::<tauri::test::MockRuntime>;
     let _ = reach_the_app::app::<tauri::test::MockRuntime>;
+    let _ = outbox::save_note::<tauri::test::MockRuntime>;
+    let _ = outbox::SaveNote {
+        id: 1,
+        text: String::new(),
+    };
+    let _ = outbox::Api {
+        http: reqwest::Client::new(),
+        base: String::new(),
+    };
     // The snippets write raw.db and read config.toml where they run.
     let dir = tempfile::tempdir()?;
     std::env::set_current_dir(dir.path())?;

@@ -1400,7 +1400,24 @@ stale: number;
  *  The earliest end of the running jobs' leases: a holder that is frozen or
  *  died unseen gives its slot back by then, a live one renews first.
  */
-leaseEndsAt: Timestamp | null };
+leaseEndsAt: Timestamp | null } | 
+/**
+ *  The network: a job of the kind found its service unreachable
+ *  ([`JobError::Offline`](crate::runner::JobError::Offline)). The kind tries one
+ *  job at `nextTry` (one at a time, every `offline_retry`), or at once when the
+ *  network comes back; when one gets through, every job of the kind may start.
+ */
+{ condition: "network"; 
+/**  When the kind tries one job (now or earlier: trying now). */
+nextTry: Timestamp } | 
+/**
+ *  The service: a handler said it throttles the whole kind
+ *  ([`JobError::ThrottleKind`](crate::runner::JobError::ThrottleKind)); no job of
+ *  it starts before `until`, in any process.
+ */
+{ condition: "service"; 
+/**  When the kind may start jobs again. */
+until: Timestamp };
 
 /**
  *  A workflow for the `enqueue_workflow` command: the parent, its pieces, and the

@@ -413,5 +413,16 @@ describe("words", () => {
       "no handler for its kind is registered in this app",
       "not due before 08:01:00",
     ]);
+    // Held for the network (a probe later, or now) and for the service.
+    expect(api.whyWaiting({ ...queued, waitingFor: [{ condition: "network", nextTry: now + 15_000 }] }, { now })).toEqual([
+      "waiting for the network: its kind tries one job at 08:00:15, or when the network comes back",
+    ]);
+    expect(api.whyWaiting({ ...queued, waitingFor: [{ condition: "network", nextTry: now }] }, { now })).toEqual([
+      "waiting for the network: its kind is trying one job now",
+    ]);
+    expect(api.whyWaiting({ ...queued, waitingFor: [{ condition: "service", until: now + 300_000 }] }, { now })).toEqual([
+      "throttled by the service until 08:05:00",
+    ]);
+    expect(api.waitingText([{ condition: "network", nextTry: now }])).toBe("waiting for the network");
   });
 });

@@ -13,7 +13,7 @@ use crate::clock::Timestamp;
 /// ```
 /// use std::time::Duration;
 /// use tauri_plugin_jobs::clock::Timestamp;
-/// use tauri_plugin_jobs::sync::retry_after;
+/// use tauri_plugin_jobs::runner::retry_after;
 ///
 /// let now = Timestamp::from_millis(1_445_412_420_000); // 2015-10-21 07:27:00 UTC
 /// assert_eq!(retry_after("120", now), Some(Duration::from_secs(120)));

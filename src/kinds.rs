@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, RwLock};
+use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -124,6 +125,14 @@ pub struct KindSpec {
     /// through [`upgrades`](KindSpec::upgrade) before the handler sees it, and a
     /// process that knows only older versions never claims a newer one.
     pub payload_version: Option<u32>,
+    /// How often a kind whose jobs found the service unreachable tries one of them
+    /// ([`Deferral::Offline`](crate::queue::Deferral::Offline));
+    /// [`DEFAULT_OFFLINE_RETRY`](crate::queue::DEFAULT_OFFLINE_RETRY) when `None`.
+    pub offline_retry: Option<Duration>,
+    /// How long a job may wait offline, from its first attempt that found the
+    /// network gone, before an attempt that finds it gone again fails it for good;
+    /// no limit when `None`.
+    pub max_offline: Option<Duration>,
     /// How to bring a payload from each older version to the next.
     pub(crate) upgrades: Upgrades,
 }
@@ -175,6 +184,20 @@ impl KindSpec {
     #[must_use]
     pub fn max_attempts(mut self, attempts: u32) -> Self {
         self.max_attempts = Some(attempts);
+        self
+    }
+
+    /// Sets how often the kind tries one job while its service cannot be reached.
+    #[must_use]
+    pub fn offline_retry(mut self, every: Duration) -> Self {
+        self.offline_retry = Some(every.max(Duration::from_millis(1)));
+        self
+    }
+
+    /// Sets how long a job may wait offline before it fails for good.
+    #[must_use]
+    pub fn max_offline(mut self, limit: Duration) -> Self {
+        self.max_offline = Some(limit);
         self
     }
 

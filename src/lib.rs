@@ -48,7 +48,7 @@
 //! model
 //! locks panics random json tempdir watch holder
 //! clock error backoff typescript
-//! kinds bus health progress conditions app
+//! kinds bus health progress conditions app http
 //! store
 //! config background metrics
 //! db
@@ -76,7 +76,8 @@
 //!   throttles progress reports to about one event a percent; [`conditions`]: where
 //!   the machine's power, network and idle time come from, for jobs with constraints;
 //!   `app`: the Tauri app's handle, kept for handlers, local jobs and sync sources
-//!   (`ctx.app()`).
+//!   (`ctx.app()`); `http`: reading a server's `Retry-After` and `X-Poll-Interval`,
+//!   for sync sources and job handlers alike.
 //! - `store`: `raw.db` itself: opening it safely, migrations, and every line of SQL.
 //! - [`config`]: `config.toml`, strict; `background`: the loop the scheduler and the
 //!   sync engine run; `metrics` (the `metrics` feature): what the history counts,
@@ -135,6 +136,7 @@ pub mod model;
 
 mod app;
 mod holder;
+mod http;
 mod json;
 mod locks;
 mod panics;

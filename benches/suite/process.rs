@@ -12,7 +12,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::json;
 use tauri_plugin_jobs::queue::{EnqueueOptions, Queue};
-use tauri_plugin_jobs::runner::{Handler, JobContext, Runner, RunnerSettings};
+use tauri_plugin_jobs::runner::{Handler, JobContext, JobError, Runner, RunnerSettings};
 use tauri_plugin_jobs::scheduler::{ScheduleSpec, Scheduler};
 
 use crate::report::{count, env_usize, ms, percentile, Report};
@@ -112,6 +112,14 @@ pub async fn measure(report: &mut Report) {
         (
             "throttled",
             "idle: sync targets all throttled by their server",
+        ),
+        (
+            "offline",
+            "idle: 10,000 queued of a kind waiting for the network (a probe every 15 s)",
+        ),
+        (
+            "kindthrottled",
+            "idle: 10,000 queued of a kind the service throttled for an hour",
         ),
     ];
     let wanted: Vec<_> = states
@@ -499,6 +507,30 @@ async fn idle(state: &str, secs: u64) {
                 .unwrap();
             }
             engine = Some(sync);
+        }
+        "offline" => {
+            // Every attempt finds the network gone: the kind waits, and tries one
+            // job every offline_retry.
+            let offline = Handler::new("noop", |_: serde_json::Value, _ctx: JobContext| async {
+                Err::<(), _>(JobError::offline("no route to host"))
+            });
+            runner = Some(Runner::new(
+                queue.clone(),
+                vec![offline],
+                RunnerSettings::default(),
+            ));
+            many("noop", 10_000, EnqueueOptions::new());
+        }
+        "kindthrottled" => {
+            runner = Some(Runner::new(
+                queue.clone(),
+                vec![noop("noop")],
+                RunnerSettings::default(),
+            ));
+            queue
+                .throttle_kind("noop", Duration::from_secs(3600), "HTTP 429")
+                .unwrap();
+            many("noop", 10_000, EnqueueOptions::new());
         }
         other => panic!("unknown idle state {other:?}"),
     }

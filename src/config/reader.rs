@@ -328,14 +328,24 @@ impl Reader {
         self.per_kind(name, value, |key, cap| self.integer(key, cap, 0, 1_000_000))
     }
 
-    /// `kind = "N/window"`: N starts (1 to a million) per window (a duration string).
+    /// `kind = "N/window"`: N starts (1 to a million) per window (a duration string),
+    /// evenly spread; `"N/window burst"` lets all N start at once, `"N/window burst
+    /// B"` up to B (from 1 to N), the budget coming back one start per window / N.
     fn rate_limits(&self, name: &str, value: &Value) -> Result<HashMap<String, RateLimit>> {
         self.per_kind(name, value, |key, limit| {
-            let shape = || self.error(key, "expected \"starts/window\", such as \"60/1m\"");
-            let (starts, window) = limit
-                .as_str()
-                .and_then(|text| text.split_once('/'))
-                .ok_or_else(shape)?;
+            let shape = || {
+                self.error(
+                    key,
+                    "expected \"starts/window\", such as \"60/1m\", or with a burst, \
+                     \"5/1m burst\" or \"5/1m burst 3\"",
+                )
+            };
+            let text = limit.as_str().ok_or_else(shape)?;
+            let (rate, burst) = match text.split_once("burst") {
+                Some((rate, burst)) => (rate, Some(burst.trim())),
+                None => (text, None),
+            };
+            let (starts, window) = rate.split_once('/').ok_or_else(shape)?;
             let starts: u32 = starts.trim().parse().map_err(|_| shape())?;
             if !(1..=1_000_000).contains(&starts) {
                 return Err(self.error(key, format!("{starts} starts is not from 1 to 1000000")));
@@ -344,7 +354,20 @@ impl Reader {
             if u128::from(starts) > window.as_millis() {
                 return Err(self.error(key, "more starts than milliseconds in the window"));
             }
-            Ok(RateLimit::new(starts, window))
+            let burst = match burst {
+                None => 1,
+                Some("") => starts,
+                Some(burst) => match burst.parse::<u32>() {
+                    Ok(burst) if (1..=starts).contains(&burst) => burst,
+                    _ => {
+                        return Err(self.error(
+                            key,
+                            format!("burst {burst:?} is not a number from 1 to {starts}"),
+                        ))
+                    }
+                },
+            };
+            Ok(RateLimit::new(starts, window).burst(burst))
         })
     }
 

@@ -36,6 +36,8 @@ fn a_full_file_parses() {
         "weird kind" = 0
         [jobs.rate_limits]
         send-mail = "60/1m"
+        upload = "5/1m burst"
+        fetch = "10/1h burst 3"
         "#,
     )
     .unwrap();
@@ -55,6 +57,12 @@ fn a_full_file_parses() {
         jobs.rate_limits.get("send-mail"),
         Some(&crate::model::RateLimit::new(60, Duration::from_secs(60)))
     );
+    assert_eq!(jobs.rate_limits["send-mail"].burst, 1, "evenly spread");
+    assert_eq!(
+        jobs.rate_limits["upload"].burst, 5,
+        "the whole budget at once"
+    );
+    assert_eq!(jobs.rate_limits["fetch"].burst, 3);
 }
 
 #[test]
@@ -152,6 +160,11 @@ fn errors_name_the_key() {
             "[jobs.rate_limits]\nmail = \"0/1m\"",
             "jobs.rate_limits.mail",
             "not from 1",
+        ),
+        (
+            "[jobs.rate_limits]\nmail = \"5/1m burst 6\"",
+            "jobs.rate_limits.mail",
+            "burst \"6\" is not a number from 1 to 5",
         ),
         (
             "[jobs.rate_limits]\nmail = \"5/soon\"",

@@ -295,6 +295,22 @@ pub enum WaitingFor {
         /// died unseen gives its slot back by then, a live one renews first.
         lease_ends_at: Option<Timestamp>,
     },
+    /// The network: a job of the kind found its service unreachable
+    /// ([`JobError::Offline`](crate::runner::JobError::Offline)). The kind tries one
+    /// job at `nextTry` (one at a time, every `offline_retry`), or at once when the
+    /// network comes back; when one gets through, every job of the kind may start.
+    #[serde(rename_all = "camelCase")]
+    Network {
+        /// When the kind tries one job (now or earlier: trying now).
+        next_try: Timestamp,
+    },
+    /// The service: a handler said it throttles the whole kind
+    /// ([`JobError::ThrottleKind`](crate::runner::JobError::ThrottleKind)); no job of
+    /// it starts before `until`, in any process.
+    Service {
+        /// When the kind may start jobs again.
+        until: Timestamp,
+    },
 }
 
 impl std::fmt::Display for WaitingFor {
@@ -320,6 +336,10 @@ impl std::fmt::Display for WaitingFor {
                 f,
                 "a free slot ({running} running, cap {cap}; {stale} held by a worker that stopped answering)"
             ),
+            WaitingFor::Network { next_try } => {
+                write!(f, "the network (the kind tries one job at {next_try})")
+            }
+            WaitingFor::Service { until } => write!(f, "the service, which asked to wait until {until}"),
         }
     }
 }

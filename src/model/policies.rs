@@ -73,11 +73,15 @@ pub enum EnqueueOutcome {
     FollowUp,
 }
 
-/// At most `starts` starts of a kind in any window of `per`, across every runner,
-/// agent and process on the file, spread evenly: one start every `per / starts`
+/// At most `starts` starts of a kind per `per`, across every runner, agent and
+/// process on the file. By default spread evenly: one start every `per / starts`
 /// (rounded up to a millisecond), never a burst, so that no window of that length
-/// ever holds more than `starts` (what a service's quota counts). Kept as one time per
-/// kind in `raw.db`, the next start allowed, moved on in the claim's transaction.
+/// ever holds more than `starts` (what a service's quota counts). With a
+/// [`burst`](RateLimit::burst) of B, up to B may start at once and the budget comes
+/// back one start per interval (a token bucket holding B): `RateLimit::new(5,
+/// minute).burst(5)` starts five at once, then one every 12 s while jobs keep
+/// coming, five at once again after a quiet minute. Kept as one time per kind in
+/// `raw.db`, moved on in the claim's transaction.
 ///
 /// ```
 /// use std::time::Duration;
@@ -86,6 +90,9 @@ pub enum EnqueueOutcome {
 /// // A mail API that takes 60 requests a minute: one a second.
 /// let limit = RateLimit::new(60, Duration::from_secs(60));
 /// assert_eq!(limit.interval(), Duration::from_secs(1));
+/// // An API that takes five at once and then one every 12 s.
+/// let bursty = RateLimit::new(5, Duration::from_secs(60)).burst(5);
+/// assert_eq!(bursty.burst, 5);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -94,20 +101,32 @@ pub struct RateLimit {
     pub starts: u32,
     /// The window; from a millisecond to a year.
     pub per: Duration,
+    /// How many may start at once, from 1 (evenly spread, the default) to `starts`
+    /// (the whole budget at once).
+    pub burst: u32,
 }
 
 /// The longest window a rate limit takes.
 const MAX_WINDOW: Duration = Duration::from_secs(365 * 86_400);
 
 impl RateLimit {
-    /// `starts` starts per `per` (`starts` at least 1; `per` from 1 ms to a year).
-    /// More starts than milliseconds in `per` run at one a millisecond.
+    /// `starts` starts per `per` (`starts` at least 1; `per` from 1 ms to a year),
+    /// evenly spread. More starts than milliseconds in `per` run at one a millisecond.
     #[must_use]
     pub fn new(starts: u32, per: Duration) -> Self {
         RateLimit {
             starts: starts.max(1),
             per: per.clamp(Duration::from_millis(1), MAX_WINDOW),
+            burst: 1,
         }
+    }
+
+    /// Lets up to `burst` start at once (clamped from 1 to `starts`); the budget
+    /// comes back one start per [`interval`](RateLimit::interval).
+    #[must_use]
+    pub fn burst(mut self, burst: u32) -> Self {
+        self.burst = burst.clamp(1, self.starts);
+        self
     }
 
     /// The spacing of starts: `per / starts`, rounded up to a millisecond.
@@ -129,18 +148,23 @@ fn interval_ms(window_ms: i64, starts: i64) -> i64 {
     (window_ms.saturating_add(starts - 1) / starts).max(1)
 }
 
-/// A kind's rate limit as stored (`starts` per `window_ms`), and its state: the
-/// earliest time of the next start (`next`). Every claimer computes with these.
+/// A kind's rate limit as stored (`starts` per `window_ms`, `burst` at once), and its
+/// state: the earliest time the budget would be whole again if one start more were
+/// made at the same pace (`next`, the theoretical arrival time of the generic cell
+/// rate algorithm: with a burst of 1, simply the earliest time of the next start).
+/// Every claimer computes with these.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct RateState {
     pub starts: u32,
     pub window_ms: i64,
+    pub burst: u32,
     pub next: Option<i64>,
 }
 
 impl RateState {
-    pub(crate) fn of(limit: RateLimit) -> (u32, i64) {
-        (limit.starts.max(1), duration_ms(limit.per))
+    pub(crate) fn of(limit: RateLimit) -> (u32, i64, u32) {
+        let starts = limit.starts.max(1);
+        (starts, duration_ms(limit.per), limit.burst.clamp(1, starts))
     }
 
     pub(crate) fn interval(&self) -> i64 {
@@ -150,14 +174,29 @@ impl RateState {
         )
     }
 
-    /// How many jobs may start at `now`: one once the next start is due, else none.
+    /// How many jobs may start at `now`: as many as the budget holds (at most
+    /// `burst`), none while it is spent.
     pub(crate) fn room(&self, now: Timestamp) -> u32 {
-        u32::from(self.next.is_none_or(|next| next <= now.as_millis()))
+        let now = now.as_millis();
+        let burst = self.burst.clamp(1, self.starts.max(1));
+        let Some(next) = self.next.filter(|&next| next > now) else {
+            return burst;
+        };
+        let interval = self.interval();
+        // Starts fit while the booked pace stays within `burst` intervals of now.
+        let free = now
+            .saturating_add(i64::from(burst).saturating_mul(interval))
+            .saturating_sub(next);
+        u32::try_from((free / interval).max(0))
+            .unwrap_or(0)
+            .min(burst)
     }
 
-    /// When the next start is allowed, if one was booked.
+    /// When the next start is allowed, if the budget is spent now.
     pub(crate) fn free_at(&self) -> Option<Timestamp> {
-        self.next.map(Timestamp::from_millis)
+        let burst = i64::from(self.burst.clamp(1, self.starts.max(1)));
+        self.next
+            .map(|next| Timestamp::from_millis(next.saturating_sub((burst - 1) * self.interval())))
     }
 
     /// The next start after `started` more at `now`.

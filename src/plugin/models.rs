@@ -180,7 +180,8 @@ impl From<Finished> for AgentFinished {
             Finished::Succeeded => AgentFinished::Succeeded,
             Finished::Retrying { .. } => AgentFinished::Retrying,
             Finished::Cancelled => AgentFinished::Cancelled,
-            Finished::Released => AgentFinished::Released,
+            // Queued again, the attempt not counted, as a release is.
+            Finished::Released | Finished::Deferred { .. } => AgentFinished::Released,
             _ => AgentFinished::Failed,
         }
     }

@@ -10,9 +10,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::finish::{
-    change, check_lease_length, fence_of, finish_one, new_token, token_text, Finished, Held, Lease,
-    Outcome,
+    change, check_lease_length, fence_of, finish_one, new_token, token_text, Held, Lease,
 };
+use super::outcome::{Finished, Outcome, DEFAULT_OFFLINE_RETRY};
 use super::prepare::check_key;
 use super::Queue;
 use crate::clock::{duration_millis, Timestamp};
@@ -342,8 +342,27 @@ pub(super) fn room(
                 conditions.idle_met_in(&settings.needs)
             },
             has_needs: settings.has_needs,
+            held_until: None,
+            probe: false,
         });
     }
+    // Held for the service or the network: nothing until the hold's time; then, for
+    // the network, one job (the probe) while the hold lasts.
+    let hold = settings
+        .hold
+        .filter(|hold| hold.network || hold.closed(now));
+    if let Some(hold) = hold.filter(|hold| hold.closed(now)) {
+        return Ok(Room {
+            now: 0,
+            rate: settings.rate,
+            rate_bound: false,
+            idle_wait: None,
+            has_needs: settings.has_needs,
+            held_until: Some(hold.until),
+            probe: false,
+        });
+    }
+    let probe = hold.is_some();
     let cap = match (settings.cap, request.limits.get(kind)) {
         (Some(stored), Some(&asked)) => Some(stored.min(asked)),
         (stored, asked) => stored.or(asked.copied()),
@@ -353,12 +372,15 @@ pub(super) fn room(
         None => u32::MAX,
     };
     let rate_room = settings.rate.map_or(u32::MAX, |rate| rate.room(now));
+    let probe_room = if probe { 1 } else { u32::MAX };
     Ok(Room {
-        now: under_cap.min(rate_room),
+        now: under_cap.min(rate_room).min(probe_room),
         rate: settings.rate,
         rate_bound: rate_room == 0 && under_cap > 0,
         idle_wait: None,
         has_needs: settings.has_needs,
+        held_until: None,
+        probe,
     })
 }
 
@@ -375,6 +397,12 @@ pub(super) struct Room {
     pub(super) idle_wait: Option<Duration>,
     /// A queued job of the kind may have constraints of its own.
     has_needs: bool,
+    /// Nothing may start before then: the kind is held for the service or the
+    /// network (`store::jobs::Hold`).
+    pub(super) held_until: Option<Timestamp>,
+    /// The kind is held for the network and its hold's time has come: one job may
+    /// start, the probe, which books the next one.
+    pub(super) probe: bool,
 }
 
 /// Checks a claim request before any transaction starts.
@@ -402,16 +430,21 @@ fn claim_in<R: jobs::ClaimedRow>(
 ) -> Result<Vec<Claimed<R>>> {
     let mut candidates = Vec::new();
     let mut limited = Vec::new();
+    let mut probes: Vec<&str> = Vec::new();
     for &(kind, version) in kinds {
         let Room {
             now: room,
             rate,
             has_needs,
+            probe,
             ..
         } = room(tx, request, kind, (now, conditions))?;
         let room = room.min(request.max_jobs);
         if let Some(rate) = rate.filter(|_| room > 0) {
             limited.push((kind, rate, 0u32));
+        }
+        if probe && room > 0 {
+            probes.push(kind);
         }
         if room > 0 {
             candidates.extend(
@@ -498,11 +531,22 @@ fn claim_in<R: jobs::ClaimedRow>(
             length_ms: lease_length.as_millis() as u64,
             token: token_text(token),
         };
+        let probe = probes.contains(&kind);
+        if probe {
+            // The next probe waits for this one's time: a long attempt that gets
+            // through ends the hold before then.
+            let every = specs
+                .get(kind)
+                .and_then(|spec| spec.offline_retry)
+                .unwrap_or(DEFAULT_OFFLINE_RETRY);
+            jobs::book_probe(tx, kind, now.saturating_add(every))?;
+        }
         let held = Held {
             run_at: row.run_at(),
             // The marker started it now.
             started_at: now,
             alone: !dependents,
+            probe,
         };
         claimed.push((row, lease, held));
     }

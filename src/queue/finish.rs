@@ -9,6 +9,9 @@ use rusqlite::Transaction;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::outcome::{
+    Deferral, Finished, JobFailure, Outcome, DEFAULT_OFFLINE_RETRY, MAX_DEFERRAL,
+};
 use super::Queue;
 use crate::bus::JobProgress;
 use crate::clock::Timestamp;
@@ -61,69 +64,6 @@ pub struct Heartbeat {
     pub expires_at: Timestamp,
     /// Whether someone asked to cancel the job: stop and report it cancelled.
     pub cancel_requested: bool,
-}
-
-/// How an attempt went wrong.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JobFailure {
-    /// What happened. Redacted and cut to 500 characters before it is stored.
-    pub message: String,
-    /// Fail the job now instead of retrying.
-    pub permanent: bool,
-}
-
-impl JobFailure {
-    /// A failure that is retried while attempts remain.
-    #[must_use]
-    pub fn retryable(message: impl Into<String>) -> Self {
-        JobFailure {
-            message: message.into(),
-            permanent: false,
-        }
-    }
-
-    /// A failure that fails the job at once.
-    #[must_use]
-    pub fn permanent(message: impl Into<String>) -> Self {
-        JobFailure {
-            message: message.into(),
-            permanent: true,
-        }
-    }
-}
-
-/// How an attempt ended, for [`Queue::finish`].
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum Outcome {
-    /// The handler returned; its result, if any, is checked and stored.
-    Succeeded(Option<Value>),
-    /// The handler failed.
-    Failed(JobFailure),
-    /// The handler stopped because cancellation was asked for.
-    Cancelled,
-    /// The worker gives the job back without counting the attempt (shutdown); a job
-    /// whose cancellation was asked for ends cancelled instead.
-    Released,
-}
-
-/// Where a job went after [`Queue::finish`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Finished {
-    /// Succeeded.
-    Succeeded,
-    /// Failed for good.
-    Failed,
-    /// Failed this attempt; queued again for `at`.
-    Retrying {
-        /// When it runs again.
-        at: Timestamp,
-    },
-    /// Cancelled.
-    Cancelled,
-    /// Queued again, attempt not counted.
-    Released,
 }
 
 // ===== impl Queue =====
@@ -290,6 +230,9 @@ pub(crate) struct Held {
     /// No job waited for it at the claim (one that comes to wait while it runs, or a
     /// follow-up queued meanwhile, sends its end down the whole path).
     pub alone: bool,
+    /// It was its kind's probe for the network (`store::jobs::Hold`): a success ends
+    /// the hold.
+    pub probe: bool,
 }
 
 // ===== inside the transaction =====
@@ -345,6 +288,9 @@ pub(super) fn finish_one<'t>(
                     };
                     let follow_up =
                         jobs::exit_running(tx, &fence, &exit, now, Some(attempt.followers))?;
+                    if attempt.network_held {
+                        jobs::end_network_hold(tx, &attempt.kind)?;
+                    }
                     changes.push(ended(&attempt, &fence, JobStatus::Succeeded, now));
                     changes.extend(follow_up);
                     return Ok(Ok(Finished::Succeeded));
@@ -364,6 +310,12 @@ pub(super) fn finish_one<'t>(
         // A release never clears a cancel request: such a job ends cancelled.
         Outcome::Released if attempt.cancel_requested => {
             (Exit::Cancelled, Finished::Cancelled, JobStatus::Cancelled)
+        }
+        Outcome::Deferred(_) if attempt.cancel_requested => {
+            (Exit::Cancelled, Finished::Cancelled, JobStatus::Cancelled)
+        }
+        Outcome::Deferred(deferral) => {
+            return defer_attempt(db, tx, &fence, &attempt, deferral, spec, now, changes);
         }
         Outcome::Released => {
             let follow_up =
@@ -402,6 +354,9 @@ fn succeeded_held<'t>(
     };
     if !ends.succeeded(tx, (fence, !held.alone), text.as_deref(), now)? {
         return Ok(false);
+    }
+    if held.probe {
+        jobs::end_network_hold(tx, &lease.kind)?;
     }
     changes.push(Change {
         ran: Some(Ran::between(held.run_at, held.started_at, now)),
@@ -473,9 +428,80 @@ fn fail_attempt(
         )
     };
     let follow_up = jobs::exit_running(tx, fence, &exit, now, Some(attempt.followers))?;
+    if attempt.network_held {
+        // The handler reached something: the network is there.
+        jobs::end_network_hold(tx, &attempt.kind)?;
+    }
     changes.push(ended(attempt, fence, to, now));
     changes.extend(follow_up);
     Ok(Ok(finished))
+}
+
+/// An attempt the handler deferred ([`Outcome::Deferred`]), not cancelled: back to the
+/// queue, the attempt not counted. Offline, the kind is held for the network (one job
+/// every `offline_retry` until one gets through) and the job, first in line, runs
+/// when the hold ends; past its kind's `max_offline` it fails. A snooze or a throttle
+/// reached the service: a hold for the network ends, and a throttle holds the kind.
+#[allow(clippy::too_many_arguments)]
+fn defer_attempt(
+    db: &Db,
+    tx: &Transaction<'_>,
+    fence: &Fence<'_>,
+    attempt: &Attempt,
+    deferral: &Deferral,
+    spec: Option<&KindSpec>,
+    now: Timestamp,
+    changes: &mut Changes,
+) -> Result<Result<Finished>> {
+    let (exit, held_until) = match deferral {
+        Deferral::Offline { message } => {
+            let error = sanitize_error(message);
+            let since = attempt.offline_since.map(Timestamp::from_millis);
+            let limit = spec.and_then(|spec| spec.max_offline);
+            if let (Some(since), Some(limit)) = (since, limit) {
+                if now.duration_since(since) >= limit {
+                    let failure = JobFailure::permanent(format!(
+                        "offline for longer than its limit of {limit:?}: {error}"
+                    ));
+                    return fail_attempt(db, tx, fence, attempt, &failure, spec, now, changes);
+                }
+            }
+            let every = spec
+                .and_then(|spec| spec.offline_retry)
+                .unwrap_or(DEFAULT_OFFLINE_RETRY);
+            let until = now.saturating_add(every);
+            jobs::hold_for_network(tx, &attempt.kind, until, &error, now)?;
+            (
+                Exit::Deferred {
+                    at: now,
+                    offline: true,
+                },
+                until,
+            )
+        }
+        Deferral::Later { after, .. } => {
+            let at = now.saturating_add((*after).min(MAX_DEFERRAL));
+            if attempt.network_held {
+                jobs::end_network_hold(tx, &attempt.kind)?;
+            }
+            (Exit::Deferred { at, offline: false }, at)
+        }
+        Deferral::Kind { after, reason } => {
+            let at = now.saturating_add((*after).min(MAX_DEFERRAL));
+            if attempt.network_held {
+                jobs::end_network_hold(tx, &attempt.kind)?;
+            }
+            jobs::hold_for_service(tx, &attempt.kind, at, &sanitize_error(reason), now)?;
+            (Exit::Deferred { at, offline: false }, at)
+        }
+    };
+    let follow_up = jobs::exit_running(tx, fence, &exit, now, Some(attempt.followers))?;
+    // Not an end and not a retry: the history does not count it as either.
+    let mut event = change(&attempt.kind, fence, JobStatus::Running, JobStatus::Queued);
+    event.attempt = event.attempt.saturating_sub(1);
+    changes.push(event);
+    changes.extend(follow_up);
+    Ok(Ok(Finished::Deferred { at: held_until }))
 }
 
 pub(super) fn fence_of(lease: &Lease) -> Fence<'_> {

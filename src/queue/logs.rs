@@ -5,7 +5,8 @@
 //! the commit, never inside the transaction, which may be retried or rolled back.
 //! Compared with the bus, which tells pages every change, these lines are for people.
 
-use super::finish::{Finished, Lease, Outcome};
+use super::finish::Lease;
+use super::outcome::{Deferral, Finished, Outcome};
 use super::Queue;
 use crate::error::Result;
 use crate::model::{sanitize_error, JobId, JobStatus};
@@ -49,9 +50,23 @@ impl Queue {
         results: &[Result<Finished>],
     ) {
         for ((lease, outcome, _), result) in batch.iter().zip(results) {
-            if let (Outcome::Failed(failure), Ok(Finished::Retrying { at })) = (outcome, result) {
-                let error = sanitize_error(&failure.message);
-                tracing::debug!(job = %lease.job_id, attempt = lease.attempt, %error, retry_at = %at, "retry scheduled");
+            match (outcome, result) {
+                (Outcome::Failed(failure), Ok(Finished::Retrying { at })) => {
+                    let error = sanitize_error(&failure.message);
+                    tracing::debug!(job = %lease.job_id, attempt = lease.attempt, %error, retry_at = %at, "retry scheduled");
+                }
+                (Outcome::Deferred(deferral), Ok(Finished::Deferred { at })) => {
+                    let (why, said) = match deferral {
+                        Deferral::Offline { message } => {
+                            ("offline: the kind waits for the network", message)
+                        }
+                        Deferral::Later { reason, .. } => ("deferred by its handler", reason),
+                        Deferral::Kind { reason, .. } => ("the service throttles its kind", reason),
+                    };
+                    let said = sanitize_error(said);
+                    tracing::debug!(job = %lease.job_id, kind = %lease.kind, %said, until = %at, "{why}");
+                }
+                _ => {}
             }
         }
     }

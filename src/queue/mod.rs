@@ -34,12 +34,14 @@ pub(crate) mod history;
 mod insert;
 mod logs;
 mod options;
+mod outcome;
 mod prepare;
 mod read;
 pub use read::{FINISHED_POLL, MAX_PAGE_BYTES, MAX_PAGE_JOBS};
 mod retire;
 pub use retire::{Retire, Retired};
 mod settings;
+pub(crate) use settings::network_back_in;
 mod sweep;
 mod wakes;
 mod workflow;
@@ -70,10 +72,11 @@ pub use cancel::CancelOutcome;
 pub use claim::{ClaimRequest, ClaimedJob, DEFAULT_MAX_LEASE_EXPIRIES};
 pub use enqueue::{EnqueueOptions, Enqueued, NewJob, MAX_KEY_BYTES, MAX_KIND_BYTES};
 pub(crate) use finish::Held;
-pub use finish::{Finished, Heartbeat, JobFailure, Lease, Outcome, MAX_LEASE};
+pub use finish::{Heartbeat, Lease, MAX_LEASE};
 pub use history::{HistoryKeep, HistoryPoint, HistoryRange, HistoryStep, MAX_HISTORY_SPAN};
 pub(crate) use insert::enqueue_in;
 pub use options::{QueueOptions, DEFAULT_MAX_PAYLOAD_BYTES};
+pub use outcome::{Deferral, Finished, JobFailure, Outcome, DEFAULT_OFFLINE_RETRY, MAX_DEFERRAL};
 pub(crate) use prepare::{check_kind, check_new};
 pub use workflow::{
     JobDependencies, Workflow, WorkflowCancelled, WorkflowIds, WorkflowRetried, WorkflowState,

@@ -54,6 +54,9 @@ impl Queue {
                         left: job.waiting_on_jobs,
                     });
                 }
+                if let Some(held) = marks.held.get(&job.kind) {
+                    job.waiting_for.push(*held);
+                }
                 // Runnable but for the cap: a slot is what it waits for.
                 let runnable = job.waiting_for.is_empty() && job.run_at <= marks.now;
                 if let Some(slot) = marks.full.get(&job.kind).filter(|_| runnable) {
@@ -72,19 +75,21 @@ impl Queue {
         if !any_queued {
             return Marks::default();
         }
-        let (limits, needs, held) = self
+        let (limits, needs, full, holds) = self
             .db()
             .read(|conn| {
                 Ok((
                     jobs::rate_limits(conn)?,
                     jobs::kind_needs(conn)?,
                     jobs::full_caps(conn)?,
+                    jobs::holds(conn, now)?,
                 ))
             })
             .unwrap_or_default();
         Marks {
             now,
-            full: slots(held, now),
+            full: slots(full, now),
+            held: held(holds),
             limited: limits
                 .into_iter()
                 .filter(|(_, rate)| rate.room(now) == 0)
@@ -202,6 +207,9 @@ impl Queue {
             count.rate_limited_until = marks.limited.get(&count.kind).copied().filter(|_| queued);
             if let Some(needs) = marks.needs.get(&count.kind).filter(|_| queued) {
                 count.waiting_for = marks.conditions.unmet(needs);
+            }
+            if let Some(held) = marks.held.get(&count.kind).filter(|_| queued) {
+                count.waiting_for.push(*held);
             }
             if let Some(slot) = marks.full.get(&count.kind).filter(|_| queued) {
                 count.waiting_for.push(*slot);
@@ -321,6 +329,28 @@ struct Marks {
     now: Timestamp,
     /// Kinds whose cap is full: what their queued jobs wait for.
     full: HashMap<String, WaitingFor>,
+    /// Kinds held for the network or the service (migration 19): what their queued
+    /// jobs wait for.
+    held: HashMap<String, WaitingFor>,
+}
+
+/// What a queued job of a held kind waits for.
+fn held(holds: Vec<jobs::HeldKind>) -> HashMap<String, WaitingFor> {
+    holds
+        .into_iter()
+        .map(|held| {
+            let waits = if held.hold.network {
+                WaitingFor::Network {
+                    next_try: held.hold.until,
+                }
+            } else {
+                WaitingFor::Service {
+                    until: held.hold.until,
+                }
+            };
+            (held.kind, waits)
+        })
+        .collect()
 }
 
 /// What a queued job of each kind whose cap `held` fills waits for, at `now`.

@@ -61,6 +61,39 @@ impl Queue {
         Ok(())
     }
 
+    /// The network came back: every kind held for it (a job found its service
+    /// unreachable, [`Deferral::Offline`](crate::queue::Deferral::Offline)) tries
+    /// one job at once rather than at its next `offline_retry`; when that gets
+    /// through, the rest follow. Returns how many kinds were waiting. The plugin
+    /// calls it when the system reports the network back (the sync engine's watch)
+    /// and on the webview's `online` hint; a hold for the service is not touched.
+    pub fn network_back(&self) -> Result<usize> {
+        network_back_in(self.db())
+    }
+
+    /// Holds `kind` for the service until `after` has passed (clamped to
+    /// [`MAX_DEFERRAL`](crate::queue::MAX_DEFERRAL)): no job of it starts before
+    /// then, in any process on the file, as if one of its handlers had returned
+    /// [`JobError::ThrottleKind`](crate::runner::JobError::ThrottleKind). A longer
+    /// hold already stored stays. For code that learns of a service's limit outside
+    /// a handler (a sync source that got a 429 from the same service).
+    pub fn throttle_kind(
+        &self,
+        kind: &str,
+        after: std::time::Duration,
+        reason: &str,
+    ) -> Result<()> {
+        check_kind(kind)?;
+        let db = self.db();
+        let now = db.now();
+        let until = now.saturating_add(after.min(super::MAX_DEFERRAL));
+        let note = crate::model::sanitize_error(reason);
+        db.write(now, |tx, _| {
+            jobs::hold_for_service(tx, kind, until, &note, now)
+        })?;
+        Ok(())
+    }
+
     /// What every job of `kind` needs of the machine, as stored in the file.
     pub fn constraints(&self, kind: &str) -> Result<Constraints> {
         Ok(self
@@ -107,6 +140,7 @@ impl Queue {
                 rate.starts,
                 std::time::Duration::from_millis(rate.window_ms.max(1) as u64),
             )
+            .burst(rate.burst)
         }))
     }
 
@@ -181,4 +215,14 @@ impl Queue {
         });
         Ok(())
     }
+}
+
+/// [`Queue::network_back`] on the file `db` opens (the sync engine's watch calls it).
+pub(crate) fn network_back_in(db: &crate::db::Db) -> Result<usize> {
+    let now = db.now();
+    let held = db.write(now, |tx, _| jobs::network_back(tx, now))?;
+    if held > 0 {
+        db.notify(Notice::Runnable);
+    }
+    Ok(held)
 }

@@ -56,6 +56,11 @@ impl Queue {
                 let room = room(conn, request, kind, (now, &conditions))?;
                 let version = known_version(request, &specs, kind);
                 match (room.now, room.rate.and_then(|rate| rate.free_at())) {
+                    // Held for the service or the network: claimable when the hold's
+                    // time comes. Looked at last, as a rate limit.
+                    (0, _) if room.held_until.is_some() => {
+                        rate_bound.push((kind, room.held_until.unwrap_or(now)));
+                    }
                     // At its rate limit: claimable again when the limit frees a start
                     // (the claimer sleeps until then, not a poll). Looked at last.
                     (0, Some(free)) if room.rate_bound => rate_bound.push((kind, free)),

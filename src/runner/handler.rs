@@ -15,19 +15,43 @@ use crate::backoff::RetryPolicy;
 use crate::json::{call_json, without_values, JsonCallError};
 use crate::kinds::{KindSpec, Schema};
 use crate::model::{Actor, Constraints, JobId, RateLimit};
-use crate::queue::Queue;
+use crate::queue::{Deferral, JobFailure, Outcome, Queue};
 use crate::typescript::RustType;
 
 use super::progress::AttemptProgress;
 
-/// Why an attempt failed. A handler returns it; anything that converts into a
-/// `Box<dyn Error>` converts into a retryable one with `?`.
+/// Why an attempt did not succeed. A handler returns it; anything that converts into
+/// a `Box<dyn Error>` converts into one with `?`: [`JobError::Offline`] when the error
+/// (or one it wraps) is an I/O error that says the network or the host cannot be
+/// reached ([`is_unreachable`]), else [`JobError::Retryable`].
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum JobError {
     /// Try again after the backoff, while attempts remain.
     Retryable(String),
     /// Fail the job now: retrying cannot help (bad input, a refused request).
     Permanent(String),
+    /// The service could not be reached: not a failure. The attempt is not counted;
+    /// the job waits for the network, and its kind tries one job every
+    /// `offline_retry` (15 s) or at once when the network comes back.
+    Offline(String),
+    /// Run this job again after `after` (clamped to a day), not a failure: a
+    /// `Retry-After` for this job alone. The attempt is not counted.
+    RetryAfter {
+        /// How long to wait.
+        after: Duration,
+        /// Why, as the logs say.
+        reason: String,
+    },
+    /// The service throttles the whole kind: no job of it starts for `after` (clamped
+    /// to a day), in any process on the file, this one included. The attempt is not
+    /// counted.
+    ThrottleKind {
+        /// How long the kind waits.
+        after: Duration,
+        /// Why, as the inspector says ("HTTP 429").
+        reason: String,
+    },
 }
 
 impl JobError {
@@ -42,6 +66,52 @@ impl JobError {
     pub fn permanent(message: impl fmt::Display) -> Self {
         JobError::Permanent(message.to_string())
     }
+
+    /// The service could not be reached: the job waits for the network, the attempt
+    /// not counted ([`JobError::Offline`]).
+    #[must_use]
+    pub fn offline(message: impl fmt::Display) -> Self {
+        JobError::Offline(message.to_string())
+    }
+
+    /// Run this job again after `after`, the attempt not counted
+    /// ([`JobError::RetryAfter`]). With a `Retry-After` header:
+    /// `retry_after(value, ctx.now())` ([`retry_after`](crate::runner::retry_after))
+    /// reads both of its forms.
+    #[must_use]
+    pub fn retry_after(after: Duration, reason: impl fmt::Display) -> Self {
+        JobError::RetryAfter {
+            after,
+            reason: reason.to_string(),
+        }
+    }
+
+    /// No job of this kind starts for `after`, this one included
+    /// ([`JobError::ThrottleKind`]).
+    #[must_use]
+    pub fn throttle_kind(after: Duration, reason: impl fmt::Display) -> Self {
+        JobError::ThrottleKind {
+            after,
+            reason: reason.to_string(),
+        }
+    }
+}
+
+impl JobError {
+    /// How the attempt ends, as the queue takes it.
+    pub(super) fn into_outcome(self) -> Outcome {
+        match self {
+            JobError::Retryable(message) => Outcome::Failed(JobFailure::retryable(message)),
+            JobError::Permanent(message) => Outcome::Failed(JobFailure::permanent(message)),
+            JobError::Offline(message) => Outcome::Deferred(Deferral::Offline { message }),
+            JobError::RetryAfter { after, reason } => {
+                Outcome::Deferred(Deferral::Later { after, reason })
+            }
+            JobError::ThrottleKind { after, reason } => {
+                Outcome::Deferred(Deferral::Kind { after, reason })
+            }
+        }
+    }
 }
 
 impl fmt::Display for JobError {
@@ -49,14 +119,57 @@ impl fmt::Display for JobError {
         match self {
             JobError::Retryable(message) => f.write_str(message),
             JobError::Permanent(message) => write!(f, "permanent: {message}"),
+            JobError::Offline(message) => write!(f, "offline: {message}"),
+            JobError::RetryAfter { after, reason } => {
+                write!(f, "retry after {after:?}: {reason}")
+            }
+            JobError::ThrottleKind { after, reason } => {
+                write!(f, "the kind waits {after:?}: {reason}")
+            }
         }
     }
 }
 
 impl<E: Into<Box<dyn std::error::Error + Send + Sync>>> From<E> for JobError {
     fn from(error: E) -> Self {
-        JobError::Retryable(error.into().to_string())
+        let error = error.into();
+        if is_unreachable(&*error) {
+            JobError::Offline(error.to_string())
+        } else {
+            JobError::Retryable(error.to_string())
+        }
     }
+}
+
+/// Whether `error`, or an error it wraps (its `source()` chain), is an I/O error
+/// that says the network or the host cannot be reached: the connection refused, the
+/// network or the host unreachable, the network down, no local address. What `?`
+/// turns into [`JobError::Offline`]. A failed DNS lookup has no kind of its own in
+/// `std` (the system's resolver says it in words), so it is not told apart here: a
+/// handler maps its client's own test (`reqwest::Error::is_connect`) to
+/// [`JobError::offline`].
+#[must_use]
+pub fn is_unreachable(error: &(dyn std::error::Error + 'static)) -> bool {
+    use std::io::ErrorKind;
+    let mut next = Some(error);
+    // Bounded: a chain that loops back on itself must not hang a handler's end.
+    for _ in 0..32 {
+        let Some(error) = next else { break };
+        if let Some(io) = error.downcast_ref::<std::io::Error>() {
+            if matches!(
+                io.kind(),
+                ErrorKind::ConnectionRefused
+                    | ErrorKind::NetworkUnreachable
+                    | ErrorKind::HostUnreachable
+                    | ErrorKind::NetworkDown
+                    | ErrorKind::AddrNotAvailable
+            ) {
+                return true;
+            }
+        }
+        next = error.source();
+    }
+    false
 }
 
 /// What a handler knows about the job it runs.
@@ -109,6 +222,13 @@ impl JobContext {
     /// ```
     pub fn app<R: tauri::Runtime>(&self) -> Result<tauri::AppHandle<R>, JobError> {
         self.app.get::<R>().map_err(JobError::permanent)
+    }
+
+    /// Now, by the queue's clock (a test's fake clock in tests): what
+    /// [`retry_after`](crate::runner::retry_after) takes to read an HTTP-date.
+    #[must_use]
+    pub fn now(&self) -> crate::clock::Timestamp {
+        self.queue.db().now()
     }
 
     /// The queue the job was claimed from (its `raw.db`), for a handler that enqueues:
@@ -339,14 +459,25 @@ impl Handler {
     }
 
     /// At most `starts` starts of this kind per `per`, spread evenly (one every
-    /// `per / starts`), across every runner, agent and process on the file: for a
-    /// service with a quota (a mail API's 60 a minute). The
+    /// `per / starts`; [`rate_burst`](Handler::rate_burst) lets some go at once),
+    /// across every runner, agent and process on the file: for a service with a
+    /// quota (a mail API's 60 a minute). The
     /// runner stores it in `raw.db` when it is made ([`Queue::set_rate_limit`]); jobs
     /// beyond it wait queued, and an idle runner sleeps until a start is free.
     ///
     /// [`Queue::set_rate_limit`]: crate::queue::Queue::set_rate_limit
     pub fn rate_limit(mut self, starts: u32, per: Duration) -> Self {
-        self.rate_limit = Some(RateLimit::new(starts, per));
+        let burst = self.rate_limit.map_or(1, |limit| limit.burst);
+        self.rate_limit = Some(RateLimit::new(starts, per).burst(burst));
+        self
+    }
+
+    /// Lets the kind's [`rate_limit`](Handler::rate_limit) start up to `burst` jobs
+    /// at once (at most its `starts`: the whole budget), the budget coming back one
+    /// start per interval ([`RateLimit::burst`]): `.rate_limit(5, minute).rate_burst(5)`
+    /// starts five at once, then one every 12 s. Without a rate limit it does nothing.
+    pub fn rate_burst(mut self, burst: u32) -> Self {
+        self.rate_limit = self.rate_limit.map(|limit| limit.burst(burst));
         self
     }
 
@@ -359,6 +490,25 @@ impl Handler {
     /// [`Queue::set_constraints`]: crate::queue::Queue::set_constraints
     pub fn constraints(mut self, constraints: Constraints) -> Self {
         self.constraints = Some(constraints);
+        self
+    }
+
+    /// How often the kind tries one job while its service cannot be reached (a
+    /// handler returned [`JobError::Offline`]): the attempt is the probe, and when it
+    /// gets through every job of the kind starts again.
+    /// [`DEFAULT_OFFLINE_RETRY`](crate::queue::DEFAULT_OFFLINE_RETRY) (15 s) by
+    /// default.
+    pub fn offline_retry(mut self, every: Duration) -> Self {
+        self.spec = self.spec.offline_retry(every);
+        self
+    }
+
+    /// How long a job of this kind may wait for the network, from its first attempt
+    /// that found it gone, before an attempt that finds it gone again fails it for
+    /// good. No limit by default: an outbox keeps the user's changes for as long as
+    /// the machine is offline.
+    pub fn max_offline(mut self, limit: Duration) -> Self {
+        self.spec = self.spec.max_offline(limit);
         self
     }
 

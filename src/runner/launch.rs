@@ -137,8 +137,7 @@ impl Runner {
                             Ok(why) => interrupted(Ok(why)),
                             Err(_) => Some(match joined {
                                 Ok(Ok(result)) => Outcome::Succeeded(result),
-                                Ok(Err(JobError::Permanent(message))) => Outcome::Failed(JobFailure::permanent(message)),
-                                Ok(Err(JobError::Retryable(message))) => Outcome::Failed(JobFailure::retryable(message)),
+                                Ok(Err(error)) => error.into_outcome(),
                                 Err(panic) => Outcome::Failed(JobFailure::retryable(format!("handler panicked: {panic}"))),
                             }),
                         },

@@ -44,7 +44,8 @@ use tokio::runtime::Handle;
 use tokio::sync::{oneshot, Notify};
 use tokio_util::sync::CancellationToken;
 
-pub use handler::{Handler, JobContext, JobError};
+pub use crate::http::retry_after;
+pub use handler::{is_unreachable, Handler, JobContext, JobError};
 pub use progress::PROGRESS_STORE_INTERVAL;
 pub use settings::{Ran, RunnerSettings};
 pub use thread::WATCH_AFTER_IDLE;

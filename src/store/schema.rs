@@ -405,6 +405,29 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE jobs ADD COLUMN errors TEXT;
     "#,
+    // 19: work that waits for the network or for a service (`JobError::Offline`,
+    //   `::RetryAfter`, `::ThrottleKind`).
+    // - `kinds.hold_until`: no job of the kind starts before it (ms), in any process;
+    //   `hold_reason` says why: `service` (a handler said the service throttles the
+    //   kind: nothing starts before `hold_until`, then the hold is over) or `network`
+    //   (a job found the service unreachable: nothing starts before `hold_until`,
+    //   then one job at a time, the probe, each booking the next `hold_until`, until
+    //   an attempt gets through and the hold ends; `Queue::network_back` brings
+    //   `hold_until` to now). `hold_note`: what the handler said, redacted.
+    // - `jobs.offline_since`: when the job's first attempt of a run of attempts that
+    //   found the network gone ended (for `max_offline`); NULL once an attempt gets
+    //   through.
+    // - `kinds.rate_burst`: how many starts a rate limit lets go at once (NULL: 1,
+    //   evenly spread); `rate_next` is then the theoretical arrival time of the
+    //   generic cell rate algorithm (`model::RateState`).
+    r#"
+    ALTER TABLE kinds ADD COLUMN hold_until INTEGER;
+    ALTER TABLE kinds ADD COLUMN hold_reason TEXT
+        CHECK (hold_reason IS NULL OR hold_reason IN ('network', 'service'));
+    ALTER TABLE kinds ADD COLUMN hold_note TEXT;
+    ALTER TABLE jobs ADD COLUMN offline_since INTEGER;
+    ALTER TABLE kinds ADD COLUMN rate_burst INTEGER CHECK (rate_burst IS NULL OR rate_burst >= 1);
+    "#,
 ];
 
 /// The schema version this build writes and reads.

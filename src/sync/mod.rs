@@ -32,7 +32,7 @@
 
 mod decide;
 mod history;
-mod http;
+
 #[cfg(feature = "sync")]
 mod network;
 mod outcome;
@@ -50,8 +50,8 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+pub use crate::http::{poll_interval, retry_after};
 pub use history::SyncHistoryPoint;
-pub use http::{poll_interval, retry_after};
 #[cfg(feature = "sync")]
 pub use network::{NetworkWatch, NETWORK_DEBOUNCE};
 pub use outcome::{SkipReason, StartedBy, SyncOutcome, Trigger};
@@ -120,6 +120,13 @@ impl std::fmt::Debug for SyncEngine {
 }
 
 impl SyncEngine {
+    /// The network came back: besides the sync targets, the durable kinds waiting for
+    /// it on this file try one job each ([`Queue::network_back`](crate::queue::Queue::network_back)).
+    #[cfg(feature = "sync")]
+    pub(crate) fn network_back(&self) -> crate::Result<usize> {
+        crate::queue::network_back_in(&self.inner.db)
+    }
+
     /// An engine keeping its state in `queue`'s file, on `queue`'s clock and bus,
     /// with thread randomness for jitter.
     #[must_use]

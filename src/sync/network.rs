@@ -160,6 +160,10 @@ fn watch_loop(
         }
         if connectivity.observe(latest) {
             tracing::debug!("network connectivity came back; syncing what is due");
+            // Durable kinds that wait for the network try one job each at once.
+            if let Err(error) = engine.network_back() {
+                tracing::warn!(%error, "could not wake the kinds waiting for the network");
+            }
             let engine = engine.clone();
             runtime.spawn(async move {
                 engine.trigger_all(Trigger::NetworkBack).await;

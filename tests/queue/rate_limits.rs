@@ -23,6 +23,42 @@ fn enqueue_n(queue: &Queue, kind: &str, n: u32) {
 }
 
 #[test]
+fn a_bursting_limit_starts_its_whole_budget_at_once_then_one_per_interval() {
+    let h = Harness::new();
+    let bursty = RateLimit::new(5, MIN).burst(5);
+    h.queue.set_rate_limit("upload", Some(bursty)).unwrap();
+    assert_eq!(h.queue.rate_limit("upload").unwrap(), Some(bursty));
+    // Another process's claims obey the same budget.
+    let other = h.second_queue();
+    enqueue_n(&h.queue, "upload", 30);
+    assert_eq!(claim_all(&h.queue, &["upload"]).len(), 5, "five at once");
+    assert!(claim_all(&other, &["upload"]).is_empty(), "then a wait");
+    let start = h.clock_now();
+    assert_eq!(
+        h.queue
+            .next_claimable_at(&ClaimRequest::new("w", ["upload"]))
+            .unwrap(),
+        Some(Timestamp::from_millis(start.as_millis() + 12_000)),
+        "the budget comes back one start per 12 s"
+    );
+    h.advance(11 * SEC);
+    assert!(claim_all(&other, &["upload"]).is_empty());
+    h.advance(SEC);
+    assert_eq!(claim_all(&other, &["upload"]).len(), 1);
+    assert!(claim_all(&h.queue, &["upload"]).is_empty());
+    // A quiet minute fills the budget again: five at once.
+    h.advance(MIN);
+    assert_eq!(claim_all(&h.queue, &["upload"]).len(), 5);
+    // A burst of 3 out of 5: three at once.
+    let h = Harness::new();
+    h.queue
+        .set_rate_limit("fetch", Some(RateLimit::new(5, MIN).burst(3)))
+        .unwrap();
+    enqueue_n(&h.queue, "fetch", 10);
+    assert_eq!(claim_all(&h.queue, &["fetch"]).len(), 3);
+}
+
+#[test]
 fn a_kind_starts_one_job_per_interval_and_never_more_than_its_limit_in_a_window() {
     let h = Harness::new();
     h.queue
@@ -215,6 +251,24 @@ fn the_runner_stores_a_handlers_limit_and_runs_the_backlog_at_its_pace() {
                 backend.advance_and_settle(30 * SEC).await;
             }
             assert_eq!(done(&backend), 5);
+
+            // A handler's burst: three at once, then one per 20 s.
+            let backend = Backend::builder()
+                .handler(
+                    Handler::new("fetch", |n: u32, _ctx: JobContext| async move { Ok(n) })
+                        .rate_limit(3, MIN)
+                        .rate_burst(3),
+                )
+                .build();
+            assert_eq!(
+                backend.queue.rate_limit("fetch").unwrap(),
+                Some(RateLimit::new(3, MIN).burst(3))
+            );
+            enqueue_n(&backend.queue, "fetch", 5);
+            backend.settle().await;
+            assert_eq!(backend.jobs(JobStatus::Succeeded).len(), 3);
+            backend.advance_and_settle(20 * SEC).await;
+            assert_eq!(backend.jobs(JobStatus::Succeeded).len(), 4);
         });
 }
 

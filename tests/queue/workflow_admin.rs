@@ -295,6 +295,9 @@ fn a_workflow_in_flight_at_the_upgrade_keeps_its_waiting_job_marked() {
         h,
         "DROP TABLE job_history; DROP TABLE sync_history; ALTER TABLE job_counts DROP COLUMN tally; ALTER TABLE jobs DROP COLUMN lease_process; DROP TABLE processes; \
          ALTER TABLE jobs DROP COLUMN waited; ALTER TABLE jobs DROP COLUMN errors; \
+         ALTER TABLE jobs DROP COLUMN offline_since; ALTER TABLE kinds DROP COLUMN hold_until; \
+         ALTER TABLE kinds DROP COLUMN hold_reason; ALTER TABLE kinds DROP COLUMN hold_note; \
+         ALTER TABLE kinds DROP COLUMN rate_burst; \
          PRAGMA user_version = 13;",
     );
     let conn = rusqlite::Connection::open(&path).unwrap();
@@ -362,6 +365,9 @@ fn a_workflow_waiting_at_the_upgrade_to_migration_17_keeps_its_count() {
              WHERE kind = '' AND status = CAST(jobs.id AS TEXT)) WHERE needs & 4 <> 0; \
          DELETE FROM job_counts WHERE kind = ''; \
          ALTER TABLE jobs DROP COLUMN errors; \
+         ALTER TABLE jobs DROP COLUMN offline_since; ALTER TABLE kinds DROP COLUMN hold_until; \
+         ALTER TABLE kinds DROP COLUMN hold_reason; ALTER TABLE kinds DROP COLUMN hold_note; \
+         ALTER TABLE kinds DROP COLUMN rate_burst; \
          PRAGMA user_version = 16;",
     );
     let waiting = queue.get(ids.then[0]).unwrap().unwrap();

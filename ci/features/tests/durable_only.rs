@@ -78,7 +78,10 @@ fn conditions_are_not_read_and_the_health_says_which_feature() {
     let charger = EnqueueOptions::new()
         .constraints(Constraints::none().ac_power())
         .delay(Duration::from_secs(3600));
-    app.jobs().queue().enqueue("echo", &"later", charger).unwrap();
+    app.jobs()
+        .queue()
+        .enqueue("echo", &"later", charger)
+        .unwrap();
     let health = health_of(&app, "conditions");
     assert_eq!(health["status"], json!("warning"), "{health}");
     assert!(

@@ -11,6 +11,7 @@ import {
   onSyncFinished,
   pluginHealth,
   watchJob,
+  whyWaiting,
 } from "../../../guest-js/index";
 
 /** docs/webview.md: a durable job with a progress bar. */
@@ -86,4 +87,22 @@ const unlisten = await onSyncFinished(({ target, outcome, startedBy }) => {
   if (startedBy === "networkBack") say("Synced when the network came back");
 });
 return unlisten; // call it when the page goes
+}
+
+/** docs/outbox.md: a change becomes a durable job; the page lists what is pending. */
+export async function outbox(say: (line: string) => void): Promise<void> {
+// Each edit of a note: keyed by the note, so a second edit while the first waits
+// replaces it, and only the last text is sent.
+async function saveNote(id: number, text: string): Promise<void> {
+  await enqueue("save-note", { id, text }, { dedupeKey: `note-${id}`, onDuplicate: "replace" });
+}
+
+// What is not on the server yet, and why, after a reload as well.
+async function showPending(): Promise<void> {
+  for (const job of await listJobs({ kind: "save-note", status: "queued" })) {
+    if (job.kind === "save-note") say(`note ${job.payload.id}: ${whyWaiting(job).join("; ")}`);
+  }
+}
+await saveNote(7, "Buy milk");
+await showPending();
 }

@@ -31,6 +31,11 @@ pub(crate) struct Attempt {
     /// When the job became runnable before this attempt, and when the attempt started.
     pub run_at: i64,
     pub started_at: Option<i64>,
+    /// When the job's first attempt in a row that found the network gone ended.
+    pub offline_since: Option<i64>,
+    /// Whether its kind is held for the network (migration 19): an end that got
+    /// through ends the hold.
+    pub network_held: bool,
 }
 
 impl Attempt {
@@ -58,7 +63,9 @@ pub(crate) fn fenced(tx: &Transaction<'_>, fence: &Fence<'_>) -> Result<Option<A
     Ok(tx
         .prepare_cached(
             "SELECT kind, max_attempts + lost_attempts, cancel_requested, \
-             follow_up IS NOT NULL, has_dependents, run_at, started_at FROM jobs \
+             follow_up IS NOT NULL, has_dependents, run_at, started_at, offline_since, \
+             coalesce((SELECT hold_reason = 'network' FROM kinds \
+                       WHERE kinds.kind = jobs.kind), 0) FROM jobs \
              WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3 \
              AND lease_token = ?4",
         )?
@@ -75,6 +82,8 @@ pub(crate) fn fenced(tx: &Transaction<'_>, fence: &Fence<'_>) -> Result<Option<A
                     },
                     run_at: r.get(5)?,
                     started_at: r.get(6)?,
+                    offline_since: r.get(7)?,
+                    network_held: r.get(8)?,
                 })
             },
         )
@@ -245,6 +254,13 @@ pub(crate) enum Exit<'a> {
     Cancelled,
     /// Back to the queue, the attempt not counted.
     Requeued,
+    /// Back to the queue for `at`, the attempt not counted: the handler deferred it
+    /// (`Outcome::Deferred`). `offline`: it found the network gone (its
+    /// `offline_since` is kept, or set to now); else the service was reached.
+    Deferred {
+        at: Timestamp,
+        offline: bool,
+    },
 }
 
 /// Moves a running job out of `running`, fenced; nothing changes when the fence no
@@ -336,7 +352,7 @@ fn exit_fenced(
         ),
         Exit::Retry { error, at } => exit_with!(
             concat!(
-                "status = 'queued', last_error = ?6, run_at = ?7, ",
+                "status = 'queued', last_error = ?6, run_at = ?7, offline_since = NULL, ",
                 append_error!("?4", "?6")
             ),
             "",
@@ -352,12 +368,18 @@ fn exit_fenced(
             "",
             params![id, worker, attempt, now, token]
         ),
+        Exit::Deferred { at, offline } => exit_with!(
+            "status = 'queued', attempts = attempts - 1, run_at = ?6, \
+             offline_since = CASE WHEN ?7 THEN coalesce(offline_since, ?4) END",
+            "",
+            params![id, worker, attempt, now, token, at.as_millis(), offline]
+        ),
     };
     let finished = match exit {
         Exit::Succeeded { .. } => Some(JobStatus::Succeeded),
         Exit::Failed { .. } => Some(JobStatus::Failed),
         Exit::Cancelled => Some(JobStatus::Cancelled),
-        Exit::Retry { .. } | Exit::Requeued => None,
+        Exit::Retry { .. } | Exit::Requeued | Exit::Deferred { .. } => None,
     };
     if !changed {
         return Ok((false, Vec::new()));

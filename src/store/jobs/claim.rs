@@ -306,6 +306,10 @@ pub(crate) fn any_runnable(
             // The kind waits for the machine: no reason to take the write lock.
             continue;
         }
+        if settings.hold.is_some_and(|hold| hold.closed(now)) {
+            // Held for the service or the network until later.
+            continue;
+        }
         for needs in lanes(conn, kind, Some(conditions), Some(settings.has_needs))?.met {
             let mut statement = conn.prepare_cached(
                 "SELECT EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_active \
