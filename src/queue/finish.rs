@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::outcome::{
-    Deferral, Finished, JobFailure, Outcome, DEFAULT_OFFLINE_RETRY, MAX_DEFERRAL,
+    clamp_deferral, Deferral, Finished, JobFailure, Outcome, DEFAULT_OFFLINE_RETRY,
 };
 use super::Queue;
 use crate::bus::JobProgress;
@@ -480,14 +480,14 @@ fn defer_attempt(
             )
         }
         Deferral::Later { after, .. } => {
-            let at = now.saturating_add((*after).min(MAX_DEFERRAL));
+            let at = now.saturating_add(clamp_deferral(*after));
             if attempt.network_held {
                 jobs::end_network_hold(tx, &attempt.kind)?;
             }
             (Exit::Deferred { at, offline: false }, at)
         }
         Deferral::Kind { after, reason } => {
-            let at = now.saturating_add((*after).min(MAX_DEFERRAL));
+            let at = now.saturating_add(clamp_deferral(*after));
             if attempt.network_held {
                 jobs::end_network_hold(tx, &attempt.kind)?;
             }

@@ -76,7 +76,9 @@ pub use finish::{Heartbeat, Lease, MAX_LEASE};
 pub use history::{HistoryKeep, HistoryPoint, HistoryRange, HistoryStep, MAX_HISTORY_SPAN};
 pub(crate) use insert::enqueue_in;
 pub use options::{QueueOptions, DEFAULT_MAX_PAYLOAD_BYTES};
-pub use outcome::{Deferral, Finished, JobFailure, Outcome, DEFAULT_OFFLINE_RETRY, MAX_DEFERRAL};
+pub use outcome::{
+    Deferral, Finished, JobFailure, Outcome, DEFAULT_OFFLINE_RETRY, MAX_DEFERRAL, MIN_DEFERRAL,
+};
 pub(crate) use prepare::{check_kind, check_new};
 pub use workflow::{
     JobDependencies, Workflow, WorkflowCancelled, WorkflowIds, WorkflowRetried, WorkflowState,

@@ -69,7 +69,7 @@ pub enum Deferral {
         message: String,
     },
     /// Run again after `after`, not a failure (a snooze: a `Retry-After` for this
-    /// job alone). Clamped to [`MAX_DEFERRAL`].
+    /// job alone). Clamped from [`MIN_DEFERRAL`] to [`MAX_DEFERRAL`].
     Later {
         /// How long to wait.
         after: Duration,
@@ -78,7 +78,7 @@ pub enum Deferral {
     },
     /// Every job of the kind waits `after` (the service throttles all of them), in
     /// every process on the file; this one runs again then. Clamped to
-    /// [`MAX_DEFERRAL`].
+    /// from [`MIN_DEFERRAL`] to [`MAX_DEFERRAL`].
     Kind {
         /// How long the kind waits.
         after: Duration,
@@ -91,6 +91,17 @@ pub enum Deferral {
 /// [`Deferral::Kind`]): a day, as a sync target's `max_throttle`. A hostile
 /// `Retry-After` cannot park a job for years.
 pub const MAX_DEFERRAL: Duration = Duration::from_secs(24 * 3600);
+
+/// The shortest a handler may defer a job or its kind: a second. A `Retry-After: 0`
+/// (or a handler that always asks for no wait) would otherwise run the job again at
+/// once, for ever, without spending an attempt.
+pub const MIN_DEFERRAL: Duration = Duration::from_secs(1);
+
+/// A deferral's wait as the queue applies it: from [`MIN_DEFERRAL`] to
+/// [`MAX_DEFERRAL`].
+pub(crate) fn clamp_deferral(after: Duration) -> Duration {
+    after.clamp(MIN_DEFERRAL, MAX_DEFERRAL)
+}
 
 /// How often a kind waiting for the network tries one job, by default (the sync
 /// engine's `offline_retry`): the attempt is the probe.

@@ -71,8 +71,8 @@ impl Queue {
         network_back_in(self.db())
     }
 
-    /// Holds `kind` for the service until `after` has passed (clamped to
-    /// [`MAX_DEFERRAL`](crate::queue::MAX_DEFERRAL)): no job of it starts before
+    /// Holds `kind` for the service until `after` has passed (clamped from a second
+    /// to [`MAX_DEFERRAL`](crate::queue::MAX_DEFERRAL)): no job of it starts before
     /// then, in any process on the file, as if one of its handlers had returned
     /// [`JobError::ThrottleKind`](crate::runner::JobError::ThrottleKind). A longer
     /// hold already stored stays. For code that learns of a service's limit outside
@@ -86,7 +86,7 @@ impl Queue {
         check_kind(kind)?;
         let db = self.db();
         let now = db.now();
-        let until = now.saturating_add(after.min(super::MAX_DEFERRAL));
+        let until = now.saturating_add(super::outcome::clamp_deferral(after));
         let note = crate::model::sanitize_error(reason);
         db.write(now, |tx, _| {
             jobs::hold_for_service(tx, kind, until, &note, now)

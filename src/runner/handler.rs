@@ -35,7 +35,7 @@ pub enum JobError {
     /// the job waits for the network, and its kind tries one job every
     /// `offline_retry` (15 s) or at once when the network comes back.
     Offline(String),
-    /// Run this job again after `after` (clamped to a day), not a failure: a
+    /// Run this job again after `after` (clamped from a second to a day), not a failure: a
     /// `Retry-After` for this job alone. The attempt is not counted.
     RetryAfter {
         /// How long to wait.
@@ -44,8 +44,8 @@ pub enum JobError {
         reason: String,
     },
     /// The service throttles the whole kind: no job of it starts for `after` (clamped
-    /// to a day), in any process on the file, this one included. The attempt is not
-    /// counted.
+    /// from a second to a day), in any process on the file, this one included. The
+    /// attempt is not counted.
     ThrottleKind {
         /// How long the kind waits.
         after: Duration,

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use tauri_plugin_jobs::queue::{
-    HistoryRange, JobFilter, WaitingFor, DEFAULT_OFFLINE_RETRY, MAX_DEFERRAL,
+    HistoryRange, JobFilter, WaitingFor, DEFAULT_OFFLINE_RETRY, MAX_DEFERRAL, MIN_DEFERRAL,
 };
 use tauri_plugin_jobs::runner::retry_after;
 
@@ -229,7 +229,7 @@ async fn a_retry_after_defers_the_job_alone_without_counting_an_attempt() {
 }
 
 #[tokio::test]
-async fn a_hostile_retry_after_is_clamped_to_a_day() {
+async fn a_hostile_retry_after_is_clamped_to_a_day_and_to_a_second() {
     let h = Harness::new();
     let handler = Handler::new("fetch", |_: u32, _ctx: JobContext| async move {
         Err::<(), _>(JobError::retry_after(
@@ -246,6 +246,22 @@ async fn a_hostile_retry_after_is_clamped_to_a_day() {
     runner.drain().await.unwrap();
     let job = h.queue.get(id).unwrap().unwrap();
     assert_eq!(job.run_at, h.clock.now().saturating_add(MAX_DEFERRAL));
+
+    // And no shorter than a second: `Retry-After: 0` does not run the job again and
+    // again at once (drain would never return) without spending an attempt.
+    let h = Harness::new();
+    let handler = Handler::new("fetch", |_: u32, _ctx: JobContext| async move {
+        Err::<(), _>(JobError::retry_after(Duration::ZERO, "Retry-After: 0"))
+    });
+    let runner = Runner::new(h.queue.clone(), vec![handler], settings()).unwrap();
+    let id = h
+        .queue
+        .enqueue("fetch", &0u32, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    assert_eq!(runner.drain().await.unwrap().len(), 1);
+    let job = h.queue.get(id).unwrap().unwrap();
+    assert_eq!(job.run_at, h.clock.now().saturating_add(MIN_DEFERRAL));
 }
 
 #[tokio::test]
