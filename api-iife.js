@@ -364,6 +364,12 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
         /**  Records an agent's failed attempt. */
         agentFail: (lease, error, permanent) => typedError(invoke("plugin:jobs|agent_fail", { lease, error, permanent })),
         /**
+         *  Defers an agent's attempt without failing it: offline (the kind waits for the
+         *  network), a snooze of this job, or a throttle of its whole kind. The attempt is
+         *  not counted; waits are clamped from a second to a day.
+         */
+        agentDefer: (lease, deferral) => typedError(invoke("plugin:jobs|agent_defer", { lease, deferral })),
+        /**
          *  Sends the plugin's events that this window may read to `on_event`, until
          *  `unsubscribe`, a new page in the webview, or the webview's end. Returns the
          *  subscription's id.
@@ -442,6 +448,7 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
             dedupeKey: null,
             delayMs: null,
             maxAttempts: null,
+            maxOfflineMs: null,
             parent: null,
             onDuplicate: null,
             debounceMs: null,
@@ -925,23 +932,28 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
         if (job.rateLimitedUntil != null && job.rateLimitedUntil > now) {
             reasons.push(`its kind is at its rate limit until ${clock(job.rateLimitedUntil, now)}`);
         }
-        if (job.runAt > now) {
+        if (job.snoozedUntil != null && job.snoozedUntil === job.runAt && job.runAt > now) {
+            reasons.push(`the service asked it to wait: runs again at ${clock(job.runAt, now)} (not a failed attempt)`);
+        }
+        else if (job.runAt > now) {
             reasons.push(job.attempts > 0
                 ? `backing off after ${job.attempts} failed attempt${job.attempts === 1 ? "" : "s"}: runs again at ${clock(job.runAt, now)}`
                 : `not due before ${clock(job.runAt, now)}`);
         }
+        // What the handler or the service said when the kind was held ("HTTP 429").
+        const because = job.heldBecause ? ` (${job.heldBecause})` : "";
         for (const waiting of job.waitingFor ?? []) {
             const text = waitingText([waiting]);
             if (waiting.condition === "slot" && waiting.leaseEndsAt != null) {
                 reasons.push(`${text}; a slot comes back by ${clock(waiting.leaseEndsAt, now)} at the latest`);
             }
             else if (waiting.condition === "network") {
-                reasons.push(waiting.nextTry > now
+                reasons.push((waiting.nextTry > now
                     ? `waiting for the network: its kind tries one job at ${clock(waiting.nextTry, now)}, or when the network comes back`
-                    : "waiting for the network: its kind is trying one job now");
+                    : "waiting for the network: its kind is trying one job now") + because);
             }
             else if (waiting.condition === "service") {
-                reasons.push(`throttled by the service until ${clock(waiting.until, now)}`);
+                reasons.push(`throttled by the service until ${clock(waiting.until, now)}${because}`);
             }
             else {
                 reasons.push(text);
@@ -1172,6 +1184,15 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
         return unwrap(await commands.agentFail(lease, error, permanent));
     }
     /**
+     * Defers an agent's attempt without failing it or counting it: `{ type: "offline",
+     * message }` (the kind waits for the network), `{ type: "retryAfter", afterMs, reason }`
+     * (this job, after a `Retry-After`) or `{ type: "throttleKind", afterMs, reason }` (every
+     * job of the kind, in every process). Waits are clamped from a second to a day.
+     */
+    async function agentDefer(lease, deferral) {
+        return unwrap(await commands.agentDefer(lease, deferral));
+    }
+    /**
      * Passes the browser's `online`/`offline` events to the plugin as a hint (coming
      * online retries offline syncs at once). Returns a function that stops it.
      */
@@ -1189,6 +1210,7 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     exports.JobsError = JobsError;
     exports.agentClaim = agentClaim;
     exports.agentComplete = agentComplete;
+    exports.agentDefer = agentDefer;
     exports.agentEnqueue = agentEnqueue;
     exports.agentFail = agentFail;
     exports.agentHeartbeat = agentHeartbeat;

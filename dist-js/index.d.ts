@@ -1,4 +1,4 @@
-import { type AgentClaimArgs, type AgentFinished, type ClaimedJob, type ComponentHealth, type EnqueueArgs, type Enqueued, type Heartbeat, type JobFilter, type JobProgressValue, type RetryOutcome, type KindCount, type KindHistory, type TargetHistory, type HistorySpan, type Lease, type Schedule, type JobRef, type Value, type LocalJob, type SyncOutcome, type SyncStatus, type Trigger } from "./bindings";
+import { type AgentClaimArgs, type AgentDeferral, type AgentFinished, type ClaimedJob, type ComponentHealth, type EnqueueArgs, type Enqueued, type Heartbeat, type JobFilter, type JobProgressValue, type RetryOutcome, type KindCount, type KindHistory, type TargetHistory, type HistorySpan, type Lease, type Schedule, type JobRef, type Value, type LocalJob, type SyncOutcome, type SyncStatus, type Trigger } from "./bindings";
 import type { ArgsOf, DeclaredLocalKind, JobIdOf, JobKindName, LocalResultOf, PayloadOf, ScheduleName, SyncTargetName, TypedJob, UndeclaredLocalKind } from "./kinds";
 export * from "./bindings";
 export { JobsError } from "./core";
@@ -159,6 +159,13 @@ export declare function agentHeartbeat(lease: Lease, progress?: JobProgressValue
 export declare function agentComplete(lease: Lease, result?: Value): Promise<AgentFinished>;
 /** Records an agent's failed attempt, retried after a backoff unless `permanent`. */
 export declare function agentFail(lease: Lease, error: string, permanent?: boolean): Promise<AgentFinished>;
+/**
+ * Defers an agent's attempt without failing it or counting it: `{ type: "offline",
+ * message }` (the kind waits for the network), `{ type: "retryAfter", afterMs, reason }`
+ * (this job, after a `Retry-After`) or `{ type: "throttleKind", afterMs, reason }` (every
+ * job of the kind, in every process). Waits are clamped from a second to a day.
+ */
+export declare function agentDefer(lease: Lease, deferral: AgentDeferral): Promise<AgentFinished>;
 /**
  * Passes the browser's `online`/`offline` events to the plugin as a hint (coming
  * online retries offline syncs at once). Returns a function that stops it.

@@ -201,12 +201,16 @@ function mountHistory(shell) {
             const ended = sum(points, (p) => p.succeeded + p.failed + p.cancelled);
             const failedCount = sum(points, (p) => p.failed);
             const retries = sum(points, (p) => p.retries);
+            const offline = sum(points, (p) => p.offline);
+            const throttled = sum(points, (p) => p.throttled);
             const run = worst(points, (p) => p.runP95Ms);
             const wait = worst(points, (p) => p.waitP95Ms);
             const words = [
                 `${ended} ended`,
                 `${failedCount} failed`,
                 `${retries} retried`,
+                offline > 0 ? `${offline} deferred offline` : null,
+                throttled > 0 ? `${throttled} asked to wait` : null,
                 run === null ? null : `run p95 up to ${duration(run)}`,
                 wait === null ? null : `wait p95 up to ${duration(wait)}`,
             ].filter((w) => w !== null);
@@ -724,7 +728,7 @@ function mountTables(shell, jobs) {
         const unhandled = new Set();
         const limited = new Map();
         const waiting = new Map();
-        for (const { kind, status, count, handlerMissing, rateLimitedUntil, waitingFor } of counts) {
+        for (const { kind, status, count, handlerMissing, rateLimitedUntil, waitingFor, heldBecause } of counts) {
             if (!kinds.has(kind))
                 kinds.set(kind, new Map());
             kinds.get(kind).set(status, count);
@@ -734,7 +738,7 @@ function mountTables(shell, jobs) {
                 limited.set(kind, rateLimitedUntil);
             const why = waitingText(waitingFor);
             if (why != null)
-                waiting.set(kind, why);
+                waiting.set(kind, heldBecause ? `${why} (${heldBecause})` : why);
         }
         for (const kind of paused)
             if (!kinds.has(kind))

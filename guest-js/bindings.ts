@@ -120,6 +120,12 @@ export const commands = {
 	/**  Records an agent's failed attempt. */
 	agentFail: (lease: Lease, error: string, permanent: boolean) => typedError<AgentFinished, CommandError>(__TAURI_INVOKE("plugin:jobs|agent_fail", { lease, error, permanent })),
 	/**
+	 *  Defers an agent's attempt without failing it: offline (the kind waits for the
+	 *  network), a snooze of this job, or a throttle of its whole kind. The attempt is
+	 *  not counted; waits are clamped from a second to a day.
+	 */
+	agentDefer: (lease: Lease, deferral: AgentDeferral) => typedError<AgentFinished, CommandError>(__TAURI_INVOKE("plugin:jobs|agent_defer", { lease, deferral })),
+	/**
 	 *  Sends the plugin's events that this window may read to `on_event`, until
 	 *  `unsubscribe`, a new page in the webview, or the webview's end. Returns the
 	 *  subscription's id.
@@ -195,6 +201,34 @@ export type AgentClaimArgs = {
 	maxJobs: number | null,
 };
 
+/**
+ *  Why an agent defers its attempt (`agent_defer`): none is a failure, and none
+ *  counts against the job's attempts. Waits are clamped from a second to a day.
+ */
+export type AgentDeferral = 
+/**
+ *  The service could not be reached: the kind waits for the network, trying one
+ *  job every `offline_retry`, or at once when the network comes back.
+ */
+{ type: "offline"; 
+/**  What the agent saw. */
+message: string } | 
+/**  This job runs again after `afterMs` (a `Retry-After` for it alone). */
+{ type: "retryAfter"; 
+/**  How long to wait, in milliseconds. */
+afterMs: number | null; 
+/**  Why, as the inspector shows it. */
+reason: string } | 
+/**
+ *  Every job of the kind waits `afterMs`, in every process (the service throttles
+ *  all of them); this one runs again then.
+ */
+{ type: "throttleKind"; 
+/**  How long to wait, in milliseconds. */
+afterMs: number | null; 
+/**  Why, as the inspector shows it. */
+reason: string };
+
 /**  Where a job went after an agent finished an attempt. */
 export type AgentFinished = 
 /**  Succeeded. */
@@ -206,7 +240,9 @@ export type AgentFinished =
 /**  Cancelled. */
 "cancelled" | 
 /**  Given back. */
-"released";
+"released" | 
+/**  Deferred (`agent_defer`): queued again for later, the attempt not counted. */
+"deferred";
 
 /**
  *  A failed attempt of a durable job: which, when it ended, and its error (redacted,
@@ -338,6 +374,12 @@ export type EnqueueArgs = {
 	delayMs: number | null,
 	/**  Attempts allowed; the kind's default, else the queue's. */
 	maxAttempts: number | null,
+	/**
+	 *  How long it may wait for the network before it fails, in milliseconds, from
+	 *  its first attempt that found the network gone (the kind's limit by default;
+	 *  without one, as long as it takes). At least 1, at most a year.
+	 */
+	maxOfflineMs: number | null,
 	/**  The job this one is a piece of; it must exist. */
 	parent: JobId | null,
 	/**
@@ -582,6 +624,16 @@ export type HistoryPoint = {
 	 *  worker is not one: it does not count as an attempt either).
 	 */
 	retries: number,
+	/**
+	 *  Attempts that found the network gone and were deferred until it is back
+	 *  (`JobError::offline`): not retries, and not counted as attempts.
+	 */
+	offline: number,
+	/**
+	 *  Attempts a service asked to wait (`JobError::retry_after`,
+	 *  `JobError::throttle_kind`): not retries, and not counted as attempts.
+	 */
+	throttled: number,
 	/**  The time from runnable to start of the attempts that ended in it, median. */
 	waitP50Ms: number | null,
 	/**  The same, 95th percentile. */
@@ -684,6 +736,19 @@ export type Job = {
 	 */
 	timeoutMs: number | null,
 	/**
+	 *  How long it may wait for the network before it fails, in milliseconds, when the
+	 *  job set its own ([`EnqueueOptions::max_offline`](crate::queue::EnqueueOptions::max_offline));
+	 *  otherwise its kind's applies.
+	 */
+	maxOfflineMs: number | null,
+	/**
+	 *  Set while a queued job waits out a snooze its handler asked for
+	 *  ([`JobError::retry_after`](crate::runner::JobError::retry_after), a
+	 *  `Retry-After`): when it runs again (its `run_at`). Not a failed attempt:
+	 *  `whyWaiting` says "the service asked it to wait", not "backing off".
+	 */
+	snoozedUntil: Timestamp | null,
+	/**
 	 *  The current (or last) attempt's latest progress as the handler reported it,
 	 *  stored at most once a second while it runs and with its outcome; empty until it
 	 *  reports any, and again when a new attempt starts.
@@ -714,6 +779,12 @@ export type Job = {
 	 *  jobs have to end first: what it waits for ("a charger"). Empty otherwise.
 	 */
 	waitingFor?: WaitingFor[],
+	/**
+	 *  What the handler or the service said when it held the kind (`waiting_for`
+	 *  holds `network` or `service`): "connection refused", "HTTP 429". Redacted and
+	 *  cut like an error.
+	 */
+	heldBecause?: string | null,
 	/**
 	 *  How many of the jobs it waits for ([`EnqueueOptions::after`](crate::queue::EnqueueOptions::after))
 	 *  have not ended yet.
@@ -916,6 +987,12 @@ export type KindCount = {
 	 *  now (jobs' own constraints are on each job).
 	 */
 	waitingFor?: WaitingFor[],
+	/**
+	 *  What the handler or the service said when it held the kind (`waiting_for`
+	 *  holds `network` or `service`): "connection refused", "HTTP 429". Redacted and
+	 *  cut like an error.
+	 */
+	heldBecause?: string | null,
 };
 
 /**  One kind's history. */

@@ -40,6 +40,7 @@ export function enqueueArgs(options: Partial<EnqueueArgs>): EnqueueArgs {
     dedupeKey: null,
     delayMs: null,
     maxAttempts: null,
+    maxOfflineMs: null,
     parent: null,
     onDuplicate: null,
     debounceMs: null,

@@ -60,6 +60,7 @@ describe("commands", () => {
         dedupeKey: null,
         delayMs: null,
         maxAttempts: null,
+        maxOfflineMs: null,
         parent: null,
         onDuplicate: null,
         debounceMs: null,
@@ -187,12 +188,15 @@ describe("every command", () => {
     await api.jobHistory();
     await api.jobHistory({ kind: "echo", span: "lastDay" });
     await api.syncHistory({ span: { range: { from: 0, to: 60_000 } } });
+    const lease = { jobId: 1, kind: "k", worker: "agent:a", attempt: 1, expiresAt: 0, lengthMs: 1, token: "t" };
+    await api.agentDefer(lease, { type: "retryAfter", afterMs: 60_000, reason: "HTTP 429" });
     expect(calls.map((c) => c.args)).toEqual([
       { filter: { status: null, kind: "echo", parent: null, actor: null, before: null, limit: null } },
       { request: { agent: "a", kinds: ["k"], limits: null, leaseMs: null, maxJobs: null } },
       { kind: null, span: null },
       { kind: "echo", span: "lastDay" },
       { target: null, span: { range: { from: 0, to: 60_000 } } },
+      { lease, deferral: { type: "retryAfter", afterMs: 60_000, reason: "HTTP 429" } },
     ]);
   });
 });
@@ -422,6 +426,17 @@ describe("words", () => {
     ]);
     expect(api.whyWaiting({ ...queued, waitingFor: [{ condition: "service", until: now + 300_000 }] }, { now })).toEqual([
       "throttled by the service until 08:05:00",
+    ]);
+    expect(
+      api.whyWaiting({ ...queued, waitingFor: [{ condition: "service", until: now + 300_000 }], heldBecause: "HTTP 429" }, { now }),
+    ).toEqual(["throttled by the service until 08:05:00 (HTTP 429)"]);
+    // A snooze after two real failures is the service's wait, not a backoff; once a
+    // retry moved runAt past it, it is a backoff again.
+    expect(api.whyWaiting({ ...queued, runAt: now + 600_000, attempts: 2, snoozedUntil: now + 600_000 }, { now })).toEqual([
+      "the service asked it to wait: runs again at 08:10:00 (not a failed attempt)",
+    ]);
+    expect(api.whyWaiting({ ...queued, runAt: now + 30_000, attempts: 3, snoozedUntil: now + 600_000 }, { now })).toEqual([
+      "backing off after 3 failed attempts: runs again at 08:00:30",
     ]);
     expect(api.waitingText([{ condition: "network", nextTry: now }])).toBe("waiting for the network");
   });

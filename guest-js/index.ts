@@ -12,6 +12,7 @@ import { Channel } from "@tauri-apps/api/core";
 import {
   commands,
   type AgentClaimArgs,
+  type AgentDeferral,
   type AgentFinished,
   type ClaimedJob,
   type ComponentHealth,
@@ -360,6 +361,16 @@ export async function agentComplete(lease: Lease, result: Value = null): Promise
 /** Records an agent's failed attempt, retried after a backoff unless `permanent`. */
 export async function agentFail(lease: Lease, error: string, permanent = false): Promise<AgentFinished> {
   return unwrap(await commands.agentFail(lease, error, permanent));
+}
+
+/**
+ * Defers an agent's attempt without failing it or counting it: `{ type: "offline",
+ * message }` (the kind waits for the network), `{ type: "retryAfter", afterMs, reason }`
+ * (this job, after a `Retry-After`) or `{ type: "throttleKind", afterMs, reason }` (every
+ * job of the kind, in every process). Waits are clamped from a second to a day.
+ */
+export async function agentDefer(lease: Lease, deferral: AgentDeferral): Promise<AgentFinished> {
+  return unwrap(await commands.agentDefer(lease, deferral));
 }
 /**
  * Passes the browser's `online`/`offline` events to the plugin as a hint (coming

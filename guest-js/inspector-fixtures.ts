@@ -34,6 +34,9 @@ export function job(id: number, fields: Partial<Job> = {}): Job {
     finishedAt: null,
     startedAt: null,
     timeoutMs: null,
+    maxOfflineMs: null,
+    snoozedUntil: null,
+    heldBecause: null,
     progress: null,
     unreadable: null,
     payloadVersion: 1,
@@ -103,7 +106,7 @@ export function backend(jobs: Job[], admin: boolean): Call[] {
           // Two minutes of "ingest" ending 10 min before now, by the test's own clock.
           const at = Math.floor(Date.now() / 60_000) * 60_000 - 600_000;
           const point = (at: number, succeeded: number, failed: number) => ({
-            at, spanMs: 60_000, succeeded, failed, cancelled: 0, retries: failed,
+            at, spanMs: 60_000, succeeded, failed, cancelled: 0, retries: failed, offline: failed * 4, throttled: failed > 0 ? 1 : 0,
             waitP50Ms: 3, waitP95Ms: 7, runP50Ms: 120, runP95Ms: 1400 + failed,
           });
           if (args.span === "lastDay") return [{ kind: "ingest", points: [{ ...point(Math.floor(at / 3_600_000) * 3_600_000, 7, 3), spanMs: 3_600_000 }] }];

@@ -21,7 +21,7 @@ describe("inspector", () => {
     const root = host.shadowRoot!;
     await until(() => !!root.querySelector('figure[data-kind="ingest"] svg'), "the kind's chart");
     const kind = root.querySelector('figure[data-kind="ingest"]')!;
-    expect(kind.querySelector("figcaption")!.textContent).toContain("10 ended, 3 failed, 3 retried");
+    expect(kind.querySelector("figcaption")!.textContent).toContain("10 ended, 3 failed, 3 retried, 12 deferred offline, 1 asked to wait");
     expect(kind.querySelector("figcaption")!.textContent).toContain("a bar per minute");
     const bars = Array.from(kind.querySelectorAll("svg > g"));
     expect(bars.map((g) => (g as SVGElement).dataset.total)).toEqual(["4", "6"]);

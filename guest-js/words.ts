@@ -59,7 +59,8 @@ function clock(ms: number, now: number): string {
  * `paused` are the paused kinds (`pausedKinds()`), `now` the time to compare with.
  */
 export function whyWaiting(
-  job: Pick<Job, "status" | "kind" | "runAt" | "attempts" | "handlerMissing" | "rateLimitedUntil" | "waitingFor">,
+  job: Pick<Job, "status" | "kind" | "runAt" | "attempts" | "handlerMissing" | "rateLimitedUntil" | "waitingFor"> &
+    Partial<Pick<Job, "snoozedUntil" | "heldBecause">>,
   options: { now?: number; paused?: Iterable<string> } = {},
 ): string[] {
   if (job.status !== "queued") return [];
@@ -70,25 +71,29 @@ export function whyWaiting(
   if (job.rateLimitedUntil != null && job.rateLimitedUntil > now) {
     reasons.push(`its kind is at its rate limit until ${clock(job.rateLimitedUntil, now)}`);
   }
-  if (job.runAt > now) {
+  if (job.snoozedUntil != null && job.snoozedUntil === job.runAt && job.runAt > now) {
+    reasons.push(`the service asked it to wait: runs again at ${clock(job.runAt, now)} (not a failed attempt)`);
+  } else if (job.runAt > now) {
     reasons.push(
       job.attempts > 0
         ? `backing off after ${job.attempts} failed attempt${job.attempts === 1 ? "" : "s"}: runs again at ${clock(job.runAt, now)}`
         : `not due before ${clock(job.runAt, now)}`,
     );
   }
+  // What the handler or the service said when the kind was held ("HTTP 429").
+  const because = job.heldBecause ? ` (${job.heldBecause})` : "";
   for (const waiting of job.waitingFor ?? []) {
     const text = waitingText([waiting])!;
     if (waiting.condition === "slot" && waiting.leaseEndsAt != null) {
       reasons.push(`${text}; a slot comes back by ${clock(waiting.leaseEndsAt, now)} at the latest`);
     } else if (waiting.condition === "network") {
       reasons.push(
-        waiting.nextTry > now
+        (waiting.nextTry > now
           ? `waiting for the network: its kind tries one job at ${clock(waiting.nextTry, now)}, or when the network comes back`
-          : "waiting for the network: its kind is trying one job now",
+          : "waiting for the network: its kind is trying one job now") + because,
       );
     } else if (waiting.condition === "service") {
-      reasons.push(`throttled by the service until ${clock(waiting.until, now)}`);
+      reasons.push(`throttled by the service until ${clock(waiting.until, now)}${because}`);
     } else {
       reasons.push(text);
     }

@@ -10,6 +10,7 @@
 //! | [`ENDED`] | counter | `kind`, `status`: `succeeded`, `failed`, `cancelled` | jobs that finished |
 //! | [`RETRIED`] | counter | `kind` | attempts that failed and were queued again |
 //! | [`RECLAIMED`] | counter | `kind` | leases taken back from a worker that stopped |
+//! | [`DEFERRED`] | counter | `kind` | attempts a handler deferred (offline, a snooze, a throttle) |
 //! | [`WAIT_SECONDS`] | histogram | `kind` | from runnable to start, per attempt that ended |
 //! | [`RUN_SECONDS`] | histogram | `kind` | the run time of each attempt that ended |
 //! | [`SYNC_RUNS`] | counter | `target`, `outcome`: `updated`, `not_modified`, `failed`, `offline`, `throttled` | sync runs that ended |
@@ -38,6 +39,8 @@ pub const ENDED: &str = "jobs.ended";
 pub const RETRIED: &str = "jobs.retried";
 /// Leases taken back from a worker that stopped heartbeating, by `kind`.
 pub const RECLAIMED: &str = "jobs.reclaimed";
+/// Attempts a handler deferred: offline, a snooze, a throttle (not retries).
+pub const DEFERRED: &str = "jobs.deferred";
 /// Seconds from runnable to start of each attempt that ended, by `kind`.
 pub const WAIT_SECONDS: &str = "jobs.wait_seconds";
 /// Seconds each attempt that ended ran, by `kind`.
@@ -75,7 +78,7 @@ pub(crate) fn jobs(changes: &[Change]) {
         let of_kind = || changes.iter().filter(move |change| change.kind == kind);
         let mut enqueued = 0;
         let (mut succeeded, mut failed, mut cancelled) = (0, 0, 0);
-        let (mut retried, mut reclaimed) = (0, 0);
+        let (mut retried, mut reclaimed, mut deferred) = (0, 0, 0);
         for change in of_kind() {
             match (change.from, change.to) {
                 (None, JobStatus::Queued) => enqueued += 1,
@@ -85,6 +88,7 @@ pub(crate) fn jobs(changes: &[Change]) {
                 (Some(JobStatus::Running), JobStatus::Queued) if change.ran.is_some() => {
                     retried += 1
                 }
+                (Some(JobStatus::Running), JobStatus::Queued) if change.deferred => deferred += 1,
                 (Some(JobStatus::Running), JobStatus::Queued) => reclaimed += 1,
                 _ => {}
             }
@@ -94,6 +98,7 @@ pub(crate) fn jobs(changes: &[Change]) {
             (ENQUEUED, enqueued),
             (RETRIED, retried),
             (RECLAIMED, reclaimed),
+            (DEFERRED, deferred),
         ] {
             if n > 0 {
                 counter!(name, "kind" => label.clone()).increment(n);

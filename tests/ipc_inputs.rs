@@ -52,6 +52,7 @@ const COMMANDS: &[(&str, &[&str])] = &[
     ("agent_heartbeat", &["lease", "progress"]),
     ("agent_complete", &["lease", "result"]),
     ("agent_fail", &["lease", "error", "permanent"]),
+    ("agent_defer", &["lease", "deferral"]),
     ("subscribe", &["onEvent"]),
     ("unsubscribe", &["id"]),
 ];
@@ -84,6 +85,8 @@ const FIELDS: &[&str] = &[
     "priority",
     "delayMs",
     "maxAttempts",
+    "maxOfflineMs",
+    "afterMs",
     "dedupeKey",
     "parent",
     "status",
@@ -248,6 +251,7 @@ fn argument(name: &'static str) -> BoxedStrategy<Value> {
             ("dedupeKey", text().boxed()),
             ("delayMs", number().boxed()),
             ("maxAttempts", number().boxed()),
+            ("maxOfflineMs", number().boxed()),
             ("parent", number().boxed()),
         ]),
         "filter" => object(vec![
@@ -284,6 +288,17 @@ fn argument(name: &'static str) -> BoxedStrategy<Value> {
             ),
             ("leaseMs", number().boxed()),
             ("maxJobs", number().boxed()),
+        ]),
+        "deferral" => object(vec![
+            (
+                "type",
+                prop::sample::select(vec!["offline", "retryAfter", "throttleKind", "nap"])
+                    .prop_map(Value::from)
+                    .boxed(),
+            ),
+            ("message", text().boxed()),
+            ("afterMs", number().boxed()),
+            ("reason", text().boxed()),
         ]),
         "lease" => object(vec![
             ("jobId", number().boxed()),

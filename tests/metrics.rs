@@ -14,9 +14,10 @@ use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
 use metrics_util::{CompositeKey, MetricKind};
 use serde_json::json;
 use tauri_plugin_jobs::metrics::{
-    ENDED, ENQUEUED, RECLAIMED, RETRIED, RUN_SECONDS, SYNC_RUNS, SYNC_SECONDS, WAIT_SECONDS,
+    DEFERRED, ENDED, ENQUEUED, RECLAIMED, RETRIED, RUN_SECONDS, SYNC_RUNS, SYNC_SECONDS,
+    WAIT_SECONDS,
 };
-use tauri_plugin_jobs::queue::{ClaimRequest, EnqueueOptions, JobFailure};
+use tauri_plugin_jobs::queue::{ClaimRequest, Deferral, EnqueueOptions, JobFailure, Outcome};
 use tauri_plugin_jobs::sync::testing::{FakeSource, SyncHarness};
 use tauri_plugin_jobs::sync::{SyncError, SyncPolicy, SyncReport, SyncResult, SyncTarget};
 
@@ -122,6 +123,25 @@ fn jobs_record_counters_and_histograms_under_jobs_by_kind() {
     let s = take(&snapshotter);
     assert_eq!(counter(&s, RECLAIMED, &mail), 1);
     assert_eq!(counter(&s, RETRIED, &mail), 0);
+
+    // A handler's deferral (here a snooze) is deferred: not retried, not reclaimed.
+    with_local_recorder(&recorder, || {
+        h.clock.advance(Duration::from_secs(600));
+        let job = h.queue.claim(&ClaimRequest::new("w", ["mail"])).unwrap();
+        let snooze = Deferral::Later {
+            after: Duration::from_secs(30),
+            reason: "HTTP 429".into(),
+        };
+        h.queue
+            .finish(&job[0].lease, Outcome::Deferred(snooze))
+            .unwrap();
+    });
+    let s = take(&snapshotter);
+    assert_eq!(counter(&s, DEFERRED, &mail), 1);
+    assert_eq!(
+        (counter(&s, RETRIED, &mail), counter(&s, RECLAIMED, &mail)),
+        (0, 0)
+    );
 }
 
 #[test]

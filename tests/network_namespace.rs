@@ -1,7 +1,8 @@
 //! The native network trigger, for real: in a network namespace of its own (so the
 //! machine's network is never touched and nothing can reach another host), the test
 //! brings a veth interface with an address up, down and up again, and the offline
-//! sync target retries each time connectivity comes back. Linux only; skipped with
+//! sync target retries each time connectivity comes back, and a durable kind held
+//! for the network tries a job at once rather than at its next probe. Linux only; skipped with
 //! the reason printed where the machine does not allow a namespace (not root, no
 //! `unshare` or `ip`), except under `CI=true`, where a skip fails (`.ci/run` sets it). Bounded in time; the namespace ends with the child process.
 
@@ -90,6 +91,8 @@ mod inside {
     use std::sync::Arc;
     use std::time::{Duration, Instant};
 
+    use tauri_plugin_jobs::clock::Clock;
+    use tauri_plugin_jobs::queue::{ClaimRequest, Deferral, EnqueueOptions, Outcome, WaitingFor};
     use tauri_plugin_jobs::sync::testing::{FakeSource, SyncHarness};
     use tauri_plugin_jobs::sync::{SyncError, SyncPolicy, SyncResult, SyncTarget};
 
@@ -137,11 +140,40 @@ mod inside {
             .unwrap();
         h.engine.sync_now(&target).await.unwrap();
         assert!(h.engine.state(&target).unwrap().unwrap().offline);
+        // A durable kind held for the network: its job found the service unreachable,
+        // and the kind's next probe is 15 s away on the (fake, unmoving) clock.
+        let claim = ClaimRequest::new("w", ["send"]);
+        h.queue
+            .enqueue("send", &"a change", EnqueueOptions::new())
+            .unwrap();
+        let lease = h.queue.claim(&claim).unwrap().remove(0).lease;
+        let offline = Deferral::Offline {
+            message: "connection refused".into(),
+        };
+        h.queue.finish(&lease, Outcome::Deferred(offline)).unwrap();
+        assert!(h.queue.claim(&claim).unwrap().is_empty(), "held");
+        let next_try = || {
+            h.queue
+                .counts()
+                .unwrap()
+                .into_iter()
+                .flat_map(|count| count.waiting_for)
+                .find_map(|waiting| match waiting {
+                    WaitingFor::Network { next_try } => Some(next_try),
+                    _ => None,
+                })
+        };
+        assert!(next_try().unwrap() > h.clock.now());
         let watch = h.engine.watch_network(DEBOUNCE).unwrap();
 
         // Up: an address that reaches out appears; the offline target retries.
         ip(&["link", "set", "v0", "up"]);
         until("a retry once v0 came up", || source.calls() == 2).await;
+        until("the held kind's probe due at once", || {
+            next_try().is_some_and(|at| at <= h.clock.now())
+        })
+        .await;
+        assert_eq!(h.queue.claim(&claim).unwrap().len(), 1, "the probe starts");
         assert!(
             h.engine.state(&target).unwrap().unwrap().offline,
             "still offline"

@@ -38,13 +38,13 @@ export function mountTables(shell: Shell, jobs: Pick<JobsTab, "select" | "sugges
     const unhandled = new Set<string>();
     const limited = new Map<string, number>();
     const waiting = new Map<string, string>();
-    for (const { kind, status, count, handlerMissing, rateLimitedUntil, waitingFor } of counts as KindCount[]) {
+    for (const { kind, status, count, handlerMissing, rateLimitedUntil, waitingFor, heldBecause } of counts as KindCount[]) {
       if (!kinds.has(kind)) kinds.set(kind, new Map());
       kinds.get(kind)!.set(status, count);
       if (handlerMissing) unhandled.add(kind);
       if (rateLimitedUntil != null) limited.set(kind, rateLimitedUntil);
       const why = waitingText(waitingFor);
-      if (why != null) waiting.set(kind, why);
+      if (why != null) waiting.set(kind, heldBecause ? `${why} (${heldBecause})` : why);
     }
     for (const kind of paused) if (!kinds.has(kind)) kinds.set(kind, new Map());
     suggestKinds(kinds.keys());

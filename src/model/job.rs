@@ -270,6 +270,15 @@ pub struct Job {
     /// The time limit of each attempt, in milliseconds, when the job set its own;
     /// otherwise the handler's applies.
     pub timeout_ms: Option<u64>,
+    /// How long it may wait for the network before it fails, in milliseconds, when the
+    /// job set its own ([`EnqueueOptions::max_offline`](crate::queue::EnqueueOptions::max_offline));
+    /// otherwise its kind's applies.
+    pub max_offline_ms: Option<u64>,
+    /// Set while a queued job waits out a snooze its handler asked for
+    /// ([`JobError::retry_after`](crate::runner::JobError::retry_after), a
+    /// `Retry-After`): when it runs again (its `run_at`). Not a failed attempt:
+    /// `whyWaiting` says "the service asked it to wait", not "backing off".
+    pub snoozed_until: Option<Timestamp>,
     /// The current (or last) attempt's latest progress as the handler reported it,
     /// stored at most once a second while it runs and with its outcome; empty until it
     /// reports any, and again when a new attempt starts.
@@ -294,6 +303,11 @@ pub struct Job {
     /// jobs have to end first: what it waits for ("a charger"). Empty otherwise.
     #[serde(default)]
     pub waiting_for: Vec<WaitingFor>,
+    /// What the handler or the service said when it held the kind (`waiting_for`
+    /// holds `network` or `service`): "connection refused", "HTTP 429". Redacted and
+    /// cut like an error.
+    #[serde(default)]
+    pub held_because: Option<String>,
     /// How many of the jobs it waits for ([`EnqueueOptions::after`](crate::queue::EnqueueOptions::after))
     /// have not ended yet.
     #[serde(default)]
@@ -499,4 +513,9 @@ pub struct KindCount {
     /// now (jobs' own constraints are on each job).
     #[serde(default)]
     pub waiting_for: Vec<WaitingFor>,
+    /// What the handler or the service said when it held the kind (`waiting_for`
+    /// holds `network` or `service`): "connection refused", "HTTP 429". Redacted and
+    /// cut like an error.
+    #[serde(default)]
+    pub held_because: Option<String>,
 }

@@ -34,6 +34,7 @@
     "agent_heartbeat",
     "agent_complete",
     "agent_fail",
+    "agent_defer",
     "subscribe",
     "unsubscribe",
     "enqueue_workflow",

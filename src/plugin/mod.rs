@@ -88,6 +88,7 @@ macro_rules! every_command {
             commands::agents::agent_heartbeat,
             commands::agents::agent_complete,
             commands::agents::agent_fail,
+            commands::agents::agent_defer,
             commands::events::subscribe,
             commands::events::unsubscribe,
             commands::workflows::enqueue_workflow,

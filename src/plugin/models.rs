@@ -26,6 +26,10 @@ pub struct EnqueueArgs {
     pub delay_ms: Option<f64>,
     /// Attempts allowed; the kind's default, else the queue's.
     pub max_attempts: Option<u32>,
+    /// How long it may wait for the network before it fails, in milliseconds, from
+    /// its first attempt that found the network gone (the kind's limit by default;
+    /// without one, as long as it takes). At least 1, at most a year.
+    pub max_offline_ms: Option<f64>,
     /// The job this one is a piece of; it must exist.
     pub parent: Option<JobId>,
     /// With a dedupe key a job of the kind holds: `keep` it (the default), `replace`
@@ -172,6 +176,42 @@ pub enum AgentFinished {
     Cancelled,
     /// Given back.
     Released,
+    /// Deferred (`agent_defer`): queued again for later, the attempt not counted.
+    Deferred,
+}
+
+/// Why an agent defers its attempt (`agent_defer`): none is a failure, and none
+/// counts against the job's attempts. Waits are clamped from a second to a day.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    deny_unknown_fields
+)]
+pub enum AgentDeferral {
+    /// The service could not be reached: the kind waits for the network, trying one
+    /// job every `offline_retry`, or at once when the network comes back.
+    Offline {
+        /// What the agent saw.
+        message: String,
+    },
+    /// This job runs again after `afterMs` (a `Retry-After` for it alone).
+    RetryAfter {
+        /// How long to wait, in milliseconds.
+        after_ms: f64,
+        /// Why, as the inspector shows it.
+        reason: String,
+    },
+    /// Every job of the kind waits `afterMs`, in every process (the service throttles
+    /// all of them); this one runs again then.
+    ThrottleKind {
+        /// How long to wait, in milliseconds.
+        after_ms: f64,
+        /// Why, as the inspector shows it.
+        reason: String,
+    },
 }
 
 impl From<Finished> for AgentFinished {
@@ -181,7 +221,8 @@ impl From<Finished> for AgentFinished {
             Finished::Retrying { .. } => AgentFinished::Retrying,
             Finished::Cancelled => AgentFinished::Cancelled,
             // Queued again, the attempt not counted, as a release is.
-            Finished::Released | Finished::Deferred { .. } => AgentFinished::Released,
+            Finished::Released => AgentFinished::Released,
+            Finished::Deferred { .. } => AgentFinished::Deferred,
             _ => AgentFinished::Failed,
         }
     }

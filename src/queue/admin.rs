@@ -82,6 +82,7 @@ impl Queue {
                 to: JobStatus::Queued,
                 attempt,
                 ran: None,
+                deferred: false,
             }],
             now,
         );

@@ -49,6 +49,7 @@ impl Queue {
                         to: JobStatus::Cancelled,
                         attempt: *attempt,
                         ran: None,
+                        deferred: false,
                     }];
                     // The jobs that waited for it are freed or cancelled with it.
                     changes.extend(jobs::deps::resolve(tx, id, JobStatus::Cancelled, now)?);

@@ -56,6 +56,9 @@ pub struct EnqueueOptions {
     /// A time limit for each attempt, overriding the handler's; see
     /// [`Handler::timeout`](crate::runner::Handler::timeout).
     pub timeout: Option<Duration>,
+    /// How long the job may wait for the network before it fails, overriding its
+    /// kind's; see [`EnqueueOptions::max_offline`].
+    pub max_offline: Option<Duration>,
     /// The version of the payload; the version the kind's spec in this process says
     /// by default, else 1. A payload of an older version than the spec's is not
     /// checked against its schema here: it is upgraded when it is claimed.
@@ -143,6 +146,19 @@ impl EnqueueOptions {
     #[must_use]
     pub fn timeout(mut self, limit: Duration) -> Self {
         self.timeout = Some(limit);
+        self
+    }
+
+    /// Fails the job once it has waited for the network for `limit`, counted from the
+    /// end of its first attempt that found the network gone (a handler's
+    /// [`JobError::offline`](crate::runner::JobError::offline)); an attempt that gets
+    /// through starts the count again. Overrides the kind's
+    /// [`Handler::max_offline`](crate::runner::Handler::max_offline); without either,
+    /// a job waits for the network as long as it takes. Checked when an attempt finds
+    /// the network gone: a job that never ran is not failed by it.
+    #[must_use]
+    pub fn max_offline(mut self, limit: Duration) -> Self {
+        self.max_offline = Some(limit);
         self
     }
 

@@ -1,14 +1,15 @@
 //! While a job runs and when it ends: the lease that fences every write, heartbeats,
 //! and the outcomes (success with a result checked against its schema, failure with a
-//! backoff, cancellation, release at shutdown).
+//! backoff, a deferral, cancellation, release at shutdown). The lease itself is in
+//! `lease`.
 
 use std::collections::HashMap;
 use std::time::Duration;
 
 use rusqlite::Transaction;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::lease::{check_lease_length, fence_of, lost, Heartbeat, Lease};
 use super::outcome::{
     clamp_deferral, Deferral, Finished, JobFailure, Outcome, DEFAULT_OFFLINE_RETRY,
 };
@@ -20,51 +21,8 @@ use crate::error::{Error, Result};
 use crate::json::too_deep;
 use crate::kinds::KindSpec;
 use crate::model::{percent, sanitize_error, JobId, JobStatus, Patterns};
+use crate::store::history;
 use crate::store::jobs::{self, Attempt, Change, Exit, Fence, Ran};
-
-/// Proof that a worker holds a job: every later write is fenced by it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[serde(rename_all = "camelCase")]
-pub struct Lease {
-    /// The job held; with `worker` and `attempt`, what fences every write.
-    pub job_id: JobId,
-    /// The job's kind as it was claimed, for the holder's convenience.
-    pub kind: String,
-    /// The worker's id: `runner-<pid>-<n>` for the app's runner, `agent:<name>` for
-    /// agents.
-    pub worker: String,
-    /// The attempt this lease is for.
-    pub attempt: u32,
-    /// When it runs out unless renewed.
-    pub expires_at: Timestamp,
-    /// How long each renewal extends it, in milliseconds.
-    pub length_ms: u64,
-    /// A secret drawn at the claim and handed only to the claimer: every write of
-    /// the attempt must present it. The other fields can be read by anyone who may
-    /// read the job; this one never is.
-    pub token: String,
-}
-
-impl Lease {
-    /// How long each renewal extends it.
-    #[must_use]
-    pub fn length(&self) -> Duration {
-        Duration::from_millis(self.length_ms)
-    }
-}
-
-/// What a heartbeat learned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[serde(rename_all = "camelCase")]
-#[must_use]
-pub struct Heartbeat {
-    /// When the renewed lease runs out unless renewed again.
-    pub expires_at: Timestamp,
-    /// Whether someone asked to cancel the job: stop and report it cancelled.
-    pub cancel_requested: bool,
-}
 
 // ===== impl Queue =====
 
@@ -360,6 +318,7 @@ fn succeeded_held<'t>(
     }
     changes.push(Change {
         ran: Some(Ran::between(held.run_at, held.started_at, now)),
+        deferred: false,
         ..change(&lease.kind, fence, JobStatus::Running, JobStatus::Succeeded)
     });
     Ok(true)
@@ -457,7 +416,11 @@ fn defer_attempt(
         Deferral::Offline { message } => {
             let error = sanitize_error(message);
             let since = attempt.offline_since.map(Timestamp::from_millis);
-            let limit = spec.and_then(|spec| spec.max_offline);
+            let limit = attempt
+                .max_offline_ms
+                .filter(|&ms| ms > 0)
+                .map(|ms| Duration::from_millis(ms as u64))
+                .or_else(|| spec.and_then(|spec| spec.max_offline));
             if let (Some(since), Some(limit)) = (since, limit) {
                 if now.duration_since(since) >= limit {
                     let failure = JobFailure::permanent(format!(
@@ -475,6 +438,7 @@ fn defer_attempt(
                 Exit::Deferred {
                     at: now,
                     offline: true,
+                    snooze: false,
                 },
                 until,
             )
@@ -484,7 +448,12 @@ fn defer_attempt(
             if attempt.network_held {
                 jobs::end_network_hold(tx, &attempt.kind)?;
             }
-            (Exit::Deferred { at, offline: false }, at)
+            let exit = Exit::Deferred {
+                at,
+                offline: false,
+                snooze: true,
+            };
+            (exit, at)
         }
         Deferral::Kind { after, reason } => {
             let at = now.saturating_add(clamp_deferral(*after));
@@ -492,65 +461,32 @@ fn defer_attempt(
                 jobs::end_network_hold(tx, &attempt.kind)?;
             }
             jobs::hold_for_service(tx, &attempt.kind, at, &sanitize_error(reason), now)?;
-            (Exit::Deferred { at, offline: false }, at)
+            // The kind's hold says why its jobs wait (`WaitingFor::Service`).
+            let exit = Exit::Deferred {
+                at,
+                offline: false,
+                snooze: false,
+            };
+            (exit, at)
         }
     };
     let follow_up = jobs::exit_running(tx, fence, &exit, now, Some(attempt.followers))?;
-    // Not an end and not a retry: the history does not count it as either.
+    // Not an end and not a retry: the history counts it apart, as offline or throttled.
+    let offline = matches!(exit, Exit::Deferred { offline: true, .. });
+    history::record_deferral(tx, &attempt.kind, offline, now)?;
     let mut event = change(&attempt.kind, fence, JobStatus::Running, JobStatus::Queued);
     event.attempt = event.attempt.saturating_sub(1);
+    event.deferred = true;
     changes.push(event);
     changes.extend(follow_up);
     Ok(Ok(Finished::Deferred { at: held_until }))
-}
-
-pub(super) fn fence_of(lease: &Lease) -> Fence<'_> {
-    Fence {
-        id: lease.job_id,
-        worker: &lease.worker,
-        attempt: lease.attempt,
-        // A token that does not parse is 0, which no claim hands out: it fences nothing.
-        token: token_from_text(&lease.token),
-    }
-}
-
-/// A new lease secret: 63 random bits, never 0, from `rand`'s generator seeded by the
-/// operating system. Not from the injected [`RandomSource`](crate::random::RandomSource),
-/// which only jitters delays and which a test may pin: a secret must not be pinnable.
-pub(super) fn new_token() -> i64 {
-    (rand::random::<u64>() >> 1) as i64 | 1
-}
-
-/// The token as a lease carries it: 16 hexadecimal digits.
-pub(super) fn token_text(token: i64) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let bits = token as u64;
-    // Written digit by digit: `format!` costs a job's claim about a percent.
-    (0..16)
-        .rev()
-        .map(|digit| char::from(DIGITS[(bits >> (digit * 4)) as usize & 0xf]))
-        .collect()
-}
-
-fn token_from_text(text: &str) -> i64 {
-    match u64::from_str_radix(text, 16) {
-        Ok(token) if text.len() == 16 => token as i64,
-        _ => 0,
-    }
-}
-
-fn lost(lease: &Lease) -> Error {
-    Error::LostLease {
-        id: lease.job_id,
-        worker: lease.worker.clone(),
-        attempt: lease.attempt,
-    }
 }
 
 /// The change of an attempt that ended at `now` (finished, or queued for a retry).
 fn ended(attempt: &Attempt, fence: &Fence<'_>, to: JobStatus, now: Timestamp) -> Change {
     Change {
         ran: attempt.ran(now),
+        deferred: false,
         ..change(&attempt.kind, fence, JobStatus::Running, to)
     }
 }
@@ -563,37 +499,6 @@ pub(super) fn change(kind: &str, fence: &Fence<'_>, from: JobStatus, to: JobStat
         to,
         attempt: fence.attempt,
         ran: None,
-    }
-}
-
-/// The longest lease a claim or a heartbeat may ask for: one day. A worker that needs
-/// longer renews it.
-pub const MAX_LEASE: Duration = Duration::from_secs(24 * 3600);
-
-/// Refuses a lease length of zero or past [`MAX_LEASE`].
-pub(super) fn check_lease_length(name: &'static str, length: Duration) -> Result<()> {
-    if length.is_zero() {
-        return Err(Error::invalid_argument(name, "must be longer than zero"));
-    }
-    if length > MAX_LEASE {
-        return Err(Error::invalid_argument(
-            name,
-            format!("{length:?} is longer than the maximum of {MAX_LEASE:?}"),
-        ));
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{token_from_text, token_text};
-
-    #[test]
-    fn a_token_is_16_lowercase_hex_digits_and_reads_back() {
-        for token in [1, 0x0123_4567_89ab_cdef, i64::MAX, 0x00ff] {
-            let text = token_text(token);
-            assert_eq!(text, format!("{:016x}", token as u64));
-            assert_eq!(token_from_text(&text), token);
-        }
+        deferred: false,
     }
 }

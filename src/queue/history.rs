@@ -92,6 +92,12 @@ pub struct HistoryPoint {
     /// Attempts that failed and were queued again (a lease taken back from a dead
     /// worker is not one: it does not count as an attempt either).
     pub retries: u64,
+    /// Attempts that found the network gone and were deferred until it is back
+    /// (`JobError::offline`): not retries, and not counted as attempts.
+    pub offline: u64,
+    /// Attempts a service asked to wait (`JobError::retry_after`,
+    /// `JobError::throttle_kind`): not retries, and not counted as attempts.
+    pub throttled: u64,
     /// The time from runnable to start of the attempts that ended in it, median.
     pub wait_p50_ms: Option<u64>,
     /// The same, 95th percentile.
@@ -111,6 +117,8 @@ impl HistoryPoint {
             failed: tally.failed,
             cancelled: tally.cancelled,
             retries: tally.retries,
+            offline: tally.offline,
+            throttled: tally.throttled,
             wait_p50_ms: tally.waits.quantile(0.5),
             wait_p95_ms: tally.waits.quantile(0.95),
             run_p50_ms: tally.runs.quantile(0.5),
@@ -146,7 +154,7 @@ pub const MAX_HISTORY_SPAN: Duration = Duration::from_secs(31 * 86_400);
 
 impl Queue {
     /// The history of `kind` in `range`, oldest first: a point per period that saw
-    /// an end or a retry (periods without any are left out).
+    /// an end, a retry or a deferred attempt (periods without any are left out).
     ///
     /// Fails with [`Error::InvalidArgument`] when `range` ends before it starts or spans
     /// more than [`MAX_HISTORY_SPAN`].

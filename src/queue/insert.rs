@@ -114,6 +114,7 @@ fn insert_plain(
                 to: JobStatus::Queued,
                 attempt: 0,
                 ran: None,
+                deferred: false,
             });
             Enqueued {
                 id,
@@ -243,6 +244,7 @@ pub(crate) fn insert_reaching(
             to: JobStatus::Queued,
             attempt,
             ran: None,
+            deferred: false,
         });
     }
     // A job it was to wait for had already failed: it ends at once, saying which.

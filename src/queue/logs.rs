@@ -5,7 +5,7 @@
 //! the commit, never inside the transaction, which may be retried or rolled back.
 //! Compared with the bus, which tells pages every change, these lines are for people.
 
-use super::finish::Lease;
+use super::lease::Lease;
 use super::outcome::{Deferral, Finished, Outcome};
 use super::Queue;
 use crate::error::Result;

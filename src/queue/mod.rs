@@ -28,10 +28,12 @@
 mod admin;
 mod cancel;
 mod claim;
+mod claim_request;
 mod enqueue;
 mod finish;
 pub(crate) mod history;
 mod insert;
+mod lease;
 mod logs;
 mod options;
 mod outcome;
@@ -69,12 +71,13 @@ pub use crate::model::{
 pub use crate::store::integrity::{Integrity, BACKGROUND_BUDGET as INTEGRITY_BUDGET};
 pub use admin::RetryOutcome;
 pub use cancel::CancelOutcome;
-pub use claim::{ClaimRequest, ClaimedJob, DEFAULT_MAX_LEASE_EXPIRIES};
+pub use claim::DEFAULT_MAX_LEASE_EXPIRIES;
+pub use claim_request::{ClaimRequest, ClaimedJob};
 pub use enqueue::{EnqueueOptions, Enqueued, NewJob, MAX_KEY_BYTES, MAX_KIND_BYTES};
 pub(crate) use finish::Held;
-pub use finish::{Heartbeat, Lease, MAX_LEASE};
 pub use history::{HistoryKeep, HistoryPoint, HistoryRange, HistoryStep, MAX_HISTORY_SPAN};
 pub(crate) use insert::enqueue_in;
+pub use lease::{Heartbeat, Lease, MAX_LEASE};
 pub use options::{QueueOptions, DEFAULT_MAX_PAYLOAD_BYTES};
 pub use outcome::{
     Deferral, Finished, JobFailure, Outcome, DEFAULT_OFFLINE_RETRY, MAX_DEFERRAL, MIN_DEFERRAL,

@@ -111,6 +111,16 @@ pub(crate) fn prepare(
                 Some(limit) => Some(duration_millis(limit)),
                 None => None,
             };
+            let max_offline_ms = match job.options.max_offline {
+                Some(limit) if limit < Duration::from_millis(1) => {
+                    return Err(Error::invalid_argument(
+                        "max_offline",
+                        "must be at least one millisecond",
+                    ));
+                }
+                Some(limit) => Some(duration_millis(limit)),
+                None => None,
+            };
             Ok(PreparedJob {
                 payload_version,
                 kind: job.kind,
@@ -122,6 +132,7 @@ pub(crate) fn prepare(
                 parent: job.options.parent,
                 actor: job.options.actor,
                 timeout_ms,
+                max_offline_ms,
                 on_duplicate: job.options.on_duplicate,
                 needs: job.options.constraints.to_needs(),
                 after: job.options.after,
@@ -158,6 +169,7 @@ pub(crate) struct PreparedJob {
     pub(super) parent: Option<JobId>,
     pub(super) actor: Actor,
     pub(super) timeout_ms: Option<i64>,
+    pub(super) max_offline_ms: Option<i64>,
     pub(super) payload_version: u32,
     pub(super) on_duplicate: OnDuplicate,
     pub(super) needs: i64,
@@ -179,6 +191,7 @@ impl PreparedJob {
             parent: self.parent,
             actor: self.actor,
             timeout_ms: self.timeout_ms,
+            max_offline_ms: self.max_offline_ms,
             payload_version: self.payload_version,
             on_duplicate: self.on_duplicate,
             needs: self.needs,
@@ -186,10 +199,11 @@ impl PreparedJob {
         }
     }
 
-    /// No dedupe key, parent, constraints or jobs to wait for: an insert and nothing
-    /// else, whoever asks.
+    /// No dedupe key, parent, constraints, offline limit or jobs to wait for: an
+    /// insert and nothing else, whoever asks.
     pub(super) fn is_plain(&self) -> bool {
         self.dedupe_key.is_none()
+            && self.max_offline_ms.is_none()
             && self.parent.is_none()
             && self.needs == 0
             && self.after.is_empty()

@@ -54,8 +54,9 @@ impl Queue {
                         left: job.waiting_on_jobs,
                     });
                 }
-                if let Some(held) = marks.held.get(&job.kind) {
+                if let Some((held, because)) = marks.held.get(&job.kind) {
                     job.waiting_for.push(*held);
+                    job.held_because.clone_from(because);
                 }
                 // Runnable but for the cap: a slot is what it waits for.
                 let runnable = job.waiting_for.is_empty() && job.run_at <= marks.now;
@@ -208,8 +209,9 @@ impl Queue {
             if let Some(needs) = marks.needs.get(&count.kind).filter(|_| queued) {
                 count.waiting_for = marks.conditions.unmet(needs);
             }
-            if let Some(held) = marks.held.get(&count.kind).filter(|_| queued) {
+            if let Some((held, because)) = marks.held.get(&count.kind).filter(|_| queued) {
                 count.waiting_for.push(*held);
+                count.held_because.clone_from(because);
             }
             if let Some(slot) = marks.full.get(&count.kind).filter(|_| queued) {
                 count.waiting_for.push(*slot);
@@ -330,12 +332,12 @@ struct Marks {
     /// Kinds whose cap is full: what their queued jobs wait for.
     full: HashMap<String, WaitingFor>,
     /// Kinds held for the network or the service (migration 19): what their queued
-    /// jobs wait for.
-    held: HashMap<String, WaitingFor>,
+    /// jobs wait for, and what was said when the kind was held.
+    held: HashMap<String, (WaitingFor, Option<String>)>,
 }
 
 /// What a queued job of a held kind waits for.
-fn held(holds: Vec<jobs::HeldKind>) -> HashMap<String, WaitingFor> {
+fn held(holds: Vec<jobs::HeldKind>) -> HashMap<String, (WaitingFor, Option<String>)> {
     holds
         .into_iter()
         .map(|held| {
@@ -348,7 +350,7 @@ fn held(holds: Vec<jobs::HeldKind>) -> HashMap<String, WaitingFor> {
                     until: held.hold.until,
                 }
             };
-            (held.kind, waits)
+            (held.kind, (waits, held.note))
         })
         .collect()
 }

@@ -65,8 +65,9 @@ impl Queue {
     /// unreachable, [`Deferral::Offline`](crate::queue::Deferral::Offline)) tries
     /// one job at once rather than at its next `offline_retry`; when that gets
     /// through, the rest follow. Returns how many kinds were waiting. The plugin
-    /// calls it when the system reports the network back (the sync engine's watch)
-    /// and on the webview's `online` hint; a hold for the service is not touched.
+    /// calls it when the system reports the network back (the sync engine's watch);
+    /// not on the webview's `online` hint, which a page could send in a loop (each
+    /// call would start a probe). A hold for the service is not touched.
     pub fn network_back(&self) -> Result<usize> {
         network_back_in(self.db())
     }

@@ -428,6 +428,22 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ALTER TABLE jobs ADD COLUMN offline_since INTEGER;
     ALTER TABLE kinds ADD COLUMN rate_burst INTEGER CHECK (rate_burst IS NULL OR rate_burst >= 1);
     "#,
+    // 20: deferred attempts in the history, apart from retries: `job_history.offline`
+    //   (attempts that found the network gone) and `.throttled` (attempts a service
+    //   asked to wait: a snooze or a throttle of the kind). Written straight to the
+    //   minute's row, not through `job_counts`' minute blob (`store::history::jobs`).
+    // - `jobs.max_offline_ms`: how long this job may wait for the network, from its
+    //   first attempt that found it gone, before it fails (NULL: its kind's limit).
+    // - `jobs.snoozed_until`: the `run_at` a snooze of its handler set
+    //   (`JobError::retry_after`); a reader says "snoozed" only while `run_at` still
+    //   equals it, so nothing has to clear it when a retry or an edit moves `run_at`.
+    r#"
+    ALTER TABLE job_history ADD COLUMN offline INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE job_history ADD COLUMN throttled INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE jobs ADD COLUMN max_offline_ms INTEGER
+        CHECK (max_offline_ms IS NULL OR max_offline_ms > 0);
+    ALTER TABLE jobs ADD COLUMN snoozed_until INTEGER;
+    "#,
 ];
 
 /// The schema version this build writes and reads.

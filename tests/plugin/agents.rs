@@ -80,6 +80,83 @@ fn external_agents_lease_jobs_through_ipc_with_the_same_fencing() {
         )
         .unwrap();
     assert_eq!(failed, json!("failed"));
+
+    // An agent defers without failing: a snooze of its job, then its kind throttled.
+    let id = app
+        .ui
+        .invoke("enqueue", json!({"kind": "remote", "payload": 3}))
+        .unwrap()["id"]
+        .clone();
+    let claim = || {
+        app.ui
+            .invoke(
+                "agent_claim",
+                json!({"request": {"agent": "sidecar", "kinds": ["remote"]}}),
+            )
+            .unwrap()
+    };
+    let first = claim();
+    let snoozed = app
+        .ui
+        .invoke(
+            "agent_defer",
+            json!({"lease": first[0]["lease"],
+                   "deferral": {"type": "retryAfter", "afterMs": 60_000, "reason": "HTTP 429"}}),
+        )
+        .unwrap();
+    assert_eq!(snoozed, json!("deferred"));
+    let job = app.ui.invoke("get_job", json!({"id": id})).unwrap();
+    assert_eq!(
+        (&job["status"], &job["attempts"]),
+        (&json!("queued"), &json!(0))
+    );
+    assert_eq!(job["snoozedUntil"], job["runAt"]);
+    assert_eq!(claim(), json!([]), "not before its time");
+    // What is not a duration is refused, naming it; a week is clamped to a day.
+    let other = app
+        .ui
+        .invoke("enqueue", json!({"kind": "remote", "payload": 4}))
+        .unwrap()["id"]
+        .clone();
+    let again = claim();
+    assert_eq!(again[0]["job"]["id"], other);
+    let refused = app
+        .ui
+        .invoke(
+            "agent_defer",
+            json!({"lease": again[0]["lease"],
+                   "deferral": {"type": "throttleKind", "afterMs": -1, "reason": "x"}}),
+        )
+        .unwrap_err();
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("deferral.afterMs"),
+        "{refused}"
+    );
+    let throttled = app
+        .ui
+        .invoke(
+            "agent_defer",
+            json!({"lease": again[0]["lease"],
+                   "deferral": {"type": "throttleKind", "afterMs": 7.0 * 86_400_000.0, "reason": "quota"}}),
+        )
+        .unwrap();
+    assert_eq!(throttled, json!("deferred"));
+    let counts = app.ui.invoke("job_counts", json!({})).unwrap();
+    let queued = counts
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == "remote" && c["status"] == "queued")
+        .unwrap();
+    assert_eq!(queued["waitingFor"][0]["condition"], json!("service"));
+    assert_eq!(queued["heldBecause"], json!("quota"));
+    let job = app.ui.invoke("get_job", json!({"id": other})).unwrap();
+    assert_eq!(job["snoozedUntil"], json!(null), "the kind's hold says why");
+    let day = job["runAt"].as_i64().unwrap() - job["updatedAt"].as_i64().unwrap();
+    assert_eq!(day, 86_400_000, "clamped to a day");
 }
 
 #[test]

@@ -42,6 +42,7 @@ fn default_permissions_leave_out_data_removal_agents_and_admin() {
         "agent_heartbeat",
         "agent_complete",
         "agent_fail",
+        "agent_defer",
         "retry_job",
         "delete_job",
         "pause_kind",
@@ -62,7 +63,7 @@ fn default_permissions_leave_out_data_removal_agents_and_admin() {
         .collect();
     assert_eq!(
         admin,
-        withheld[7..]
+        withheld[8..]
             .iter()
             .map(|command| format!("allow-{}", command.replace('_', "-")))
             .collect::<Vec<_>>(),

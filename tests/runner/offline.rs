@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use tauri_plugin_jobs::queue::{
-    HistoryRange, JobFilter, WaitingFor, DEFAULT_OFFLINE_RETRY, MAX_DEFERRAL, MIN_DEFERRAL,
+    HistoryRange, HistoryStep, JobFilter, WaitingFor, DEFAULT_OFFLINE_RETRY, MAX_DEFERRAL,
+    MIN_DEFERRAL,
 };
 use tauri_plugin_jobs::runner::retry_after;
 
@@ -67,6 +68,7 @@ async fn a_day_offline_fails_nothing_and_each_job_runs_once_within_a_probe_of_th
     let outbox = Outbox::default();
     let runner = Runner::new(h.queue.clone(), vec![outbox.handler()], settings()).unwrap();
     let ids = queued_changes(&h, 20);
+    let start = h.clock.now();
 
     // 24 hours offline, one step per probe interval; the system says "network back"
     // every two hours without a route behind it (a Wi-Fi with no internet).
@@ -125,6 +127,24 @@ async fn a_day_offline_fails_nothing_and_each_job_runs_once_within_a_probe_of_th
         let job = h.queue.get(id).unwrap().unwrap();
         assert_eq!((job.status, job.attempts), (JobStatus::Succeeded, 1));
     }
+    // The history counts each offline attempt apart: no retry, no failure.
+    let history = h
+        .queue
+        .history(
+            "send",
+            HistoryRange::new(
+                start.saturating_sub(HOUR),
+                h.clock.now().saturating_add(HOUR),
+                HistoryStep::Hour,
+            ),
+        )
+        .unwrap();
+    let sum = |f: fn(&tauri_plugin_jobs::queue::HistoryPoint) -> u64| -> u64 {
+        history.iter().map(f).sum()
+    };
+    assert_eq!(sum(|p| p.offline), u64::from(offline_calls), "{history:?}");
+    assert_eq!((sum(|p| p.retries), sum(|p| p.failed)), (0, 0));
+    assert_eq!((sum(|p| p.succeeded), sum(|p| p.throttled)), (20, 0));
 }
 
 #[tokio::test]
@@ -139,6 +159,16 @@ async fn the_network_back_starts_the_waiting_kind_at_once() {
     h.advance(SEC);
     runner.drain().await.unwrap();
     assert_eq!(outbox.calls(), first, "the kind waits for its probe");
+    let count = h.queue.counts().unwrap();
+    let queued = count
+        .iter()
+        .find(|c| c.status == JobStatus::Queued)
+        .unwrap();
+    let because = queued.held_because.as_deref().unwrap_or_default();
+    assert!(
+        because.contains("refused"),
+        "says what the attempt saw: {because}"
+    );
 
     outbox.set_online(true);
     assert_eq!(h.queue.network_back().unwrap(), 1);
@@ -171,6 +201,61 @@ async fn a_job_past_its_kinds_max_offline_fails_saying_so() {
 }
 
 #[tokio::test]
+async fn a_jobs_own_max_offline_beats_its_kinds() {
+    let h = Harness::new();
+    let outbox = Outbox::default();
+    let handler = outbox.handler().max_offline(HOUR);
+    let runner = Runner::new(h.queue.clone(), vec![handler], settings()).unwrap();
+    let limit = |d: Duration| EnqueueOptions::new().max_offline(d);
+    let short = h
+        .queue
+        .enqueue("send", &"short", limit(60 * SEC))
+        .unwrap()
+        .id;
+    let long = h
+        .queue
+        .enqueue("send", &"long", limit(3 * HOUR))
+        .unwrap()
+        .id;
+    let kinds = h
+        .queue
+        .enqueue("send", &"kind's", EnqueueOptions::new())
+        .unwrap()
+        .id;
+    let status = |id| h.queue.get(id).unwrap().unwrap().status;
+    // Every probe finds the network gone; each job fails at its own limit.
+    let mut failed_at = HashMap::new();
+    for _ in 0..(4 * HOUR.as_secs() / DEFAULT_OFFLINE_RETRY.as_secs()) {
+        runner.drain().await.unwrap();
+        for (name, id) in [("short", short), ("long", long), ("kind's", kinds)] {
+            if status(id) == JobStatus::Failed {
+                failed_at.entry(name).or_insert(h.clock.now());
+            }
+        }
+        h.advance(DEFAULT_OFFLINE_RETRY);
+    }
+    let start = h.clock.now().saturating_sub(4 * HOUR);
+    let after = |name| failed_at[name].duration_since(start);
+    // A job is checked when its own probe finds the network gone: one job a probe,
+    // in turn, so each fails within a few probes of its limit.
+    let near = |name, limit: Duration| {
+        let took = after(name);
+        assert!(
+            took >= limit && took <= limit + 4 * DEFAULT_OFFLINE_RETRY,
+            "{name} failed after {took:?}, its limit {limit:?}"
+        );
+    };
+    near("short", 60 * SEC);
+    near("kind's", HOUR);
+    near("long", 3 * HOUR);
+    let error = h.queue.get(long).unwrap().unwrap().last_error.unwrap();
+    assert!(
+        error.contains("offline for longer than its limit of 10800s"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
 async fn a_retry_after_defers_the_job_alone_without_counting_an_attempt() {
     let h = Harness::new();
     let calls = Arc::new(AtomicU32::new(0));
@@ -178,7 +263,10 @@ async fn a_retry_after_defers_the_job_alone_without_counting_an_attempt() {
     let handler = Handler::new("fetch", move |n: u32, ctx: JobContext| {
         let first = counter.fetch_add(1, Ordering::SeqCst) == 0;
         async move {
-            if first && n == 0 {
+            if n == 2 && ctx.attempt == 1 {
+                return Err(JobError::retryable("HTTP 500"));
+            }
+            if (first && n == 0) || (n == 2 && ctx.attempt == 2) {
                 // What a 429 with `Retry-After: 600` reads as.
                 let wait = retry_after("600", ctx.now()).unwrap();
                 return Err(JobError::retry_after(wait, "HTTP 429"));
@@ -186,7 +274,7 @@ async fn a_retry_after_defers_the_job_alone_without_counting_an_attempt() {
             Ok(n)
         }
     })
-    .max_attempts(1);
+    .max_attempts(3);
     let runner = Runner::new(h.queue.clone(), vec![handler], settings()).unwrap();
     let snoozed = h
         .queue
@@ -208,6 +296,7 @@ async fn a_retry_after_defers_the_job_alone_without_counting_an_attempt() {
         (JobStatus::Queued, 0, due)
     );
     assert_eq!(job.last_error, None, "not a failure");
+    assert_eq!(job.snoozed_until, Some(due), "its time is a snooze's");
     assert_eq!(
         h.queue.get(other).unwrap().unwrap().status,
         JobStatus::Succeeded,
@@ -224,8 +313,26 @@ async fn a_retry_after_defers_the_job_alone_without_counting_an_attempt() {
     assert_eq!(
         (job.status, job.attempts),
         (JobStatus::Succeeded, 1),
-        "its one attempt was not spent by the snooze"
+        "its first attempt was not spent by the snooze"
     );
+    assert_eq!(job.snoozed_until, None);
+
+    // A job that failed once, then was snoozed: its wait is the snooze's, not a
+    // backoff; a retry after it moves `run_at`, and the snooze no longer shows.
+    let later = h
+        .queue
+        .enqueue("fetch", &2u32, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    runner.drain().await.unwrap();
+    let job = h.queue.get(later).unwrap().unwrap();
+    assert_eq!((job.attempts, job.snoozed_until), (1, None), "a backoff");
+    h.advance(job.run_at.duration_since(h.clock.now()));
+    runner.drain().await.unwrap();
+    let job = h.queue.get(later).unwrap().unwrap();
+    assert_eq!(job.attempts, 1, "the snooze gave its attempt back");
+    assert_eq!(job.snoozed_until, Some(job.run_at));
+    assert!(job.run_at > h.clock.now());
 }
 
 #[tokio::test]
@@ -308,6 +415,19 @@ async fn a_throttled_kind_starts_nothing_in_any_process_until_its_time() {
         .unwrap();
     assert_eq!(queued.count, 4);
     assert_eq!(queued.waiting_for, vec![WaitingFor::Service { until }]);
+    assert_eq!(
+        queued.held_because.as_deref(),
+        Some("HTTP 429 from the upload API")
+    );
+    let job = other.get(first).unwrap().unwrap();
+    assert_eq!(
+        job.held_because.as_deref(),
+        Some("HTTP 429 from the upload API")
+    );
+    assert_eq!(
+        job.snoozed_until, None,
+        "the kind's hold says why, not a snooze"
+    );
     assert!(runner.drain().await.unwrap().is_empty());
     assert_eq!(
         h.queue.next_claimable_at(&claim).unwrap(),
@@ -320,15 +440,21 @@ async fn a_throttled_kind_starts_nothing_in_any_process_until_its_time() {
     assert_eq!(ran.len(), 4);
     let job = h.queue.get(first).unwrap().unwrap();
     assert_eq!((job.status, job.attempts), (JobStatus::Succeeded, 1));
-    // The history counts the four ends, and the throttled attempt as nothing.
+    // The history counts the four ends, and the throttled attempt apart from retries.
     let history = h
         .queue
         .history("upload", HistoryRange::last_hour(h.clock.now()))
         .unwrap();
-    let sums = history.iter().fold((0, 0, 0), |(s, f, r), p| {
-        (s + p.succeeded, f + p.failed, r + p.retries)
+    let sums = history.iter().fold((0, 0, 0, 0, 0), |(s, f, r, o, t), p| {
+        (
+            s + p.succeeded,
+            f + p.failed,
+            r + p.retries,
+            o + p.offline,
+            t + p.throttled,
+        )
     });
-    assert_eq!(sums, (4, 0, 0), "{history:?}");
+    assert_eq!(sums, (4, 0, 0, 0, 1), "{history:?}");
 }
 
 #[tokio::test]

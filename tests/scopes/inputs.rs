@@ -16,6 +16,9 @@ fn numbers_past_their_bounds_are_typed_errors_naming_the_field() {
             json!({"maxAttempts": 4_000_000_000u32}),
             "options.maxAttempts",
         ),
+        (json!({"maxOfflineMs": 0}), "options.maxOfflineMs"),
+        (json!({"maxOfflineMs": 1e300}), "options.maxOfflineMs"),
+        (json!({"maxOfflineMs": -3}), "options.maxOfflineMs"),
     ] {
         let refused = app
             .ui

@@ -134,6 +134,10 @@ fn a_lease_rebuilt_from_what_a_window_can_read_writes_nothing() {
                 "agent_fail",
                 json!({"lease": forged, "error": "x", "permanent": true}),
             ),
+            (
+                "agent_defer",
+                json!({"lease": forged, "deferral": {"type": "retryAfter", "afterMs": 5000, "reason": "x"}}),
+            ),
             ("agent_heartbeat", json!({"lease": forged})),
         ] {
             let refused = app.ui.invoke_in("scoped", command, args).unwrap_err();

@@ -157,6 +157,10 @@ fn an_agents_valid_lease_on_a_job_outside_its_scope_is_refused_as_lost() {
             "agent_fail",
             json!({"lease": lease, "error": "x", "permanent": true}),
         ),
+        (
+            "agent_defer",
+            json!({"lease": lease, "deferral": {"type": "offline", "message": "x"}}),
+        ),
     ] {
         let refused = app.ui.invoke_in("scoped", command, args).unwrap_err();
         assert_code(&refused, "lostLease");

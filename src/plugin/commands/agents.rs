@@ -1,5 +1,5 @@
 //! External agents over IPC (their own permission set, never in the default one):
-//! enqueue, claim, heartbeat, complete, fail. Their leases belong to `agent:<name>`
+//! enqueue, claim, heartbeat, complete, fail, defer. Their leases belong to `agent:<name>`
 //! and carry the secret handed out with the claim; a job outside the window's scope
 //! is a lost lease, checked in the transaction that writes.
 
@@ -13,11 +13,12 @@ use super::{
     blocking, invalid, CommandResult, MAX_AGENT_CLAIM, MAX_AGENT_KINDS, MAX_AGENT_NAME_BYTES,
 };
 use crate::model::JobProgressValue;
-use crate::plugin::models::{AgentClaimArgs, AgentFinished, EnqueueArgs};
+use crate::plugin::models::{AgentClaimArgs, AgentDeferral, AgentFinished, EnqueueArgs};
 use crate::plugin::scope::{ReadableKinds, Scope};
 use crate::plugin::Jobs;
 use crate::queue::{
-    Actor, ClaimRequest, ClaimedJob, Enqueued, Heartbeat, JobFailure, Lease, Outcome, MAX_LEASE,
+    Actor, ClaimRequest, ClaimedJob, Deferral, Enqueued, Heartbeat, JobFailure, Lease, Outcome,
+    MAX_DEFERRAL, MAX_LEASE,
 };
 
 const AGENT_PREFIX: &str = "agent:";
@@ -165,6 +166,44 @@ pub async fn agent_fail(
     };
     let queue = jobs.queue.clone();
     blocking(move || queue.finish_within(&lease, Outcome::Failed(failure), scope.kinds()))
+        .await
+        .map(AgentFinished::from)
+}
+
+/// Defers an agent's attempt without failing it: offline (the kind waits for the
+/// network), a snooze of this job, or a throttle of its whole kind. The attempt is
+/// not counted; waits are clamped from a second to a day.
+#[tauri::command]
+#[cfg_attr(feature = "specta", specta::specta)]
+pub async fn agent_defer(
+    jobs: State<'_, Jobs>,
+    scope: Scope,
+    lease: Lease,
+    deferral: AgentDeferral,
+) -> CommandResult<AgentFinished> {
+    agents_own(&lease)?;
+    // A wait past the clamp is not refused (a service may ask for a week): the queue
+    // clamps it to a day; only what is not a duration is.
+    let wait = |ms: f64| {
+        if ms.is_finite() && ms > MAX_DEFERRAL.as_millis() as f64 {
+            Ok(MAX_DEFERRAL)
+        } else {
+            super::millis("deferral.afterMs", ms, MAX_DEFERRAL)
+        }
+    };
+    let deferral = match deferral {
+        AgentDeferral::Offline { message } => Deferral::Offline { message },
+        AgentDeferral::RetryAfter { after_ms, reason } => Deferral::Later {
+            after: wait(after_ms)?,
+            reason,
+        },
+        AgentDeferral::ThrottleKind { after_ms, reason } => Deferral::Kind {
+            after: wait(after_ms)?,
+            reason,
+        },
+    };
+    let queue = jobs.queue.clone();
+    blocking(move || queue.finish_within(&lease, Outcome::Deferred(deferral), scope.kinds()))
         .await
         .map(AgentFinished::from)
 }

@@ -104,6 +104,13 @@ pub(super) fn enqueue_options(args: EnqueueArgs, actor: Actor) -> CommandResult<
     if let Some(delay) = args.delay_ms {
         options.delay = Some(millis("options.delayMs", delay, MAX_DELAY)?);
     }
+    if let Some(limit) = args.max_offline_ms {
+        let limit = millis("options.maxOfflineMs", limit, MAX_DELAY)?;
+        if limit < Duration::from_millis(1) {
+            return Err(invalid("options.maxOfflineMs", "must be at least 1 ms"));
+        }
+        options.max_offline = Some(limit);
+    }
     options.on_duplicate = match (args.on_duplicate, args.debounce_ms) {
         (Some(DuplicateArg::Debounce), Some(wait)) => {
             OnDuplicate::Debounce(millis("options.debounceMs", wait, MAX_DELAY)?)

@@ -39,7 +39,9 @@ pub use super::models::{
     WorkflowArgs, WorkflowStep,
 };
 pub use admin::{delete_job, pause_kind, paused_kinds, resume_kind, retry_job};
-pub use agents::{agent_claim, agent_complete, agent_enqueue, agent_fail, agent_heartbeat};
+pub use agents::{
+    agent_claim, agent_complete, agent_defer, agent_enqueue, agent_fail, agent_heartbeat,
+};
 pub use durable::{cancel, enqueue, get_job, job_counts, list_jobs, prune_jobs};
 pub use events::{subscribe, unsubscribe};
 pub use health::plugin_health;

@@ -10,6 +10,12 @@
 //! `cancelled` rows yet: an end writes one row, not two, and a reader of the counts
 //! adds the minute's ([`minutes`]). When a kind's minute changes, the finished one
 //! moves to `job_history` and its ends into those rows ([`settle_minute`]).
+//!
+//! An attempt a handler deferred (`JobError::offline`, `::retry_after`,
+//! `::throttle_kind`) is neither an end nor a retry: it is counted as `offline` or
+//! `throttled`, straight into the minute's `job_history` row ([`record_deferral`]).
+//! Deferrals are rare (a kind offline tries one job per `offline_retry`), so they
+//! take a row of their own and the minute blob of the end's hot path stays as it is.
 
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{params, Connection, OptionalExtension, Row, ToSql, Transaction};
@@ -33,11 +39,15 @@ pub(crate) struct Tally {
     pub retries: u64,
     pub waits: Histogram,
     pub runs: Histogram,
+    /// Attempts that found the network gone and were deferred (not in the minute blob).
+    pub offline: u64,
+    /// Attempts a service asked to wait (a snooze or a throttle; not in the blob).
+    pub throttled: u64,
 }
 
 impl Counts for Tally {
     const READ: &'static str = "SELECT span, at, succeeded, failed, cancelled, retries, waits, \
-         runs FROM job_history WHERE kind = ?1 AND span IN (60000, 3600000) AND at >= ?2 \
+         runs, offline, throttled FROM job_history WHERE kind = ?1 AND span IN (60000, 3600000) AND at >= ?2 \
          AND at < ?3";
     // A seek from kind to kind, and one per kind for its range: a scan for DISTINCT
     // read every row of 30 days of history (14 ms at 11 kinds).
@@ -49,11 +59,11 @@ impl Counts for Tally {
          WHERE h.kind = k.kind AND h.span IN (60000, 3600000) AND h.at >= ?1 AND h.at < ?2) \
          ORDER BY kind";
     const OLD: &'static str = "SELECT span, at, succeeded, failed, cancelled, retries, waits, \
-         runs, kind FROM job_history WHERE span = 60000 AND at < ?1 ORDER BY at LIMIT ?2";
+         runs, offline, throttled, kind FROM job_history WHERE span = 60000 AND at < ?1 ORDER BY at LIMIT ?2";
     const DELETE_MINUTE: &'static str =
         "DELETE FROM job_history WHERE kind = ?1 AND span = 60000 AND at = ?2";
     const DELETE_HOURS: &'static str = "DELETE FROM job_history WHERE span = 3600000 AND at < ?1";
-    const OLD_KEY: usize = 8;
+    const OLD_KEY: usize = 10;
 
     fn from_row(r: &Row<'_>) -> rusqlite::Result<Self> {
         Ok(Tally {
@@ -63,6 +73,8 @@ impl Counts for Tally {
             retries: counted(r, 5)?,
             waits: histogram_at(r, 6)?,
             runs: histogram_at(r, 7)?,
+            offline: counted(r, 8)?,
+            throttled: counted(r, 9)?,
         })
     }
 
@@ -73,10 +85,13 @@ impl Counts for Tally {
         self.retries += other.retries;
         self.waits.merge(&other.waits);
         self.runs.merge(&other.runs);
+        self.offline += other.offline;
+        self.throttled += other.throttled;
     }
 
     fn is_empty(&self) -> bool {
-        self.succeeded + self.failed + self.cancelled + self.retries == 0
+        self.succeeded + self.failed + self.cancelled + self.retries + self.offline + self.throttled
+            == 0
     }
 
     fn pending(conn: &Connection, kind: &str, from: i64, to: i64) -> Result<Vec<Period<Tally>>> {
@@ -127,12 +142,13 @@ impl Counts for Tally {
     fn add(&self, tx: &Transaction<'_>, kind: &str, at: i64, span: i64) -> Result<()> {
         tx.prepare_cached(
             "INSERT INTO job_history (kind, span, at, succeeded, failed, cancelled, retries, \
-             waits, runs) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) \
+             waits, runs, offline, throttled) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) \
              ON CONFLICT (kind, span, at) DO UPDATE SET \
              succeeded = succeeded + excluded.succeeded, failed = failed + excluded.failed, \
              cancelled = cancelled + excluded.cancelled, retries = retries + excluded.retries, \
              waits = jobs_histogram_add(waits, excluded.waits), \
-             runs = jobs_histogram_add(runs, excluded.runs)",
+             runs = jobs_histogram_add(runs, excluded.runs), \
+             offline = offline + excluded.offline, throttled = throttled + excluded.throttled",
         )?
         .execute(params![
             kind,
@@ -144,6 +160,8 @@ impl Counts for Tally {
             count(self.retries),
             self.waits.to_blob(),
             self.runs.to_blob(),
+            count(self.offline),
+            count(self.throttled),
         ])?;
         Ok(())
     }
@@ -184,6 +202,23 @@ pub(crate) fn record(tx: &Transaction<'_>, changes: &[Change], now: Timestamp) -
         add_to_minute(tx, kind, minute, tally)?;
     }
     Ok(())
+}
+
+/// Counts an attempt of `kind` a handler deferred, in the minute of `now`: as
+/// `offline` when it found the network gone, else as `throttled` (the service asked
+/// to wait). Written to `job_history` at once (see the module's comment).
+pub(crate) fn record_deferral(
+    tx: &Transaction<'_>,
+    kind: &str,
+    offline: bool,
+    now: Timestamp,
+) -> Result<()> {
+    let tally = Tally {
+        offline: u64::from(offline),
+        throttled: u64::from(!offline),
+        ..Tally::default()
+    };
+    tally.add(tx, kind, minute_of(now.as_millis()), MINUTE_MS)
 }
 
 /// Moves a kind's minute that is over out of `job_counts`' minute row: its tally to
@@ -286,7 +321,8 @@ impl Tally {
     }
 
     /// The tally as one blob: the four counts (little-endian `u64`), then the waits'
-    /// histogram blob's length (`u32`) and that blob, then the runs' blob.
+    /// histogram blob's length (`u32`) and that blob, then the runs' blob. `offline`
+    /// and `throttled` are not in it: they go to `job_history` at once.
     pub(crate) fn to_blob(&self) -> TallyBlob {
         let mut blob = TallyBlob {
             len: 0,

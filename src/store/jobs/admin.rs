@@ -244,6 +244,7 @@ pub(crate) fn cancel_kind(
                     to: JobStatus::Cancelled,
                     attempt: r.get(1)?,
                     ran: None,
+                    deferred: false,
                 })
             },
         )?;

@@ -36,6 +36,8 @@ pub(crate) struct Attempt {
     /// Whether its kind is held for the network (migration 19): an end that got
     /// through ends the hold.
     pub network_held: bool,
+    /// How long the job may wait for the network (migration 20); `None`: its kind's.
+    pub max_offline_ms: Option<i64>,
 }
 
 impl Attempt {
@@ -65,7 +67,7 @@ pub(crate) fn fenced(tx: &Transaction<'_>, fence: &Fence<'_>) -> Result<Option<A
             "SELECT kind, max_attempts + lost_attempts, cancel_requested, \
              follow_up IS NOT NULL, has_dependents, run_at, started_at, offline_since, \
              coalesce((SELECT hold_reason = 'network' FROM kinds \
-                       WHERE kinds.kind = jobs.kind), 0) FROM jobs \
+                       WHERE kinds.kind = jobs.kind), 0), max_offline_ms FROM jobs \
              WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3 \
              AND lease_token = ?4",
         )?
@@ -84,6 +86,7 @@ pub(crate) fn fenced(tx: &Transaction<'_>, fence: &Fence<'_>) -> Result<Option<A
                     started_at: r.get(6)?,
                     offline_since: r.get(7)?,
                     network_held: r.get(8)?,
+                    max_offline_ms: r.get(9)?,
                 })
             },
         )
@@ -260,6 +263,8 @@ pub(crate) enum Exit<'a> {
     Deferred {
         at: Timestamp,
         offline: bool,
+        /// A snooze of this job alone: `at` is marked as its `snoozed_until`.
+        snooze: bool,
     },
 }
 
@@ -368,11 +373,25 @@ fn exit_fenced(
             "",
             params![id, worker, attempt, now, token]
         ),
-        Exit::Deferred { at, offline } => exit_with!(
+        Exit::Deferred {
+            at,
+            offline,
+            snooze,
+        } => exit_with!(
             "status = 'queued', attempts = attempts - 1, run_at = ?6, \
-             offline_since = CASE WHEN ?7 THEN coalesce(offline_since, ?4) END",
+             offline_since = CASE WHEN ?7 THEN coalesce(offline_since, ?4) END, \
+             snoozed_until = CASE WHEN ?8 THEN ?6 END",
             "",
-            params![id, worker, attempt, now, token, at.as_millis(), offline]
+            params![
+                id,
+                worker,
+                attempt,
+                now,
+                token,
+                at.as_millis(),
+                offline,
+                snooze
+            ]
         ),
     };
     let finished = match exit {

@@ -93,6 +93,7 @@ pub(crate) fn reclaim_expired(
                 to: status_from(r, 2)?,
                 attempt: r.get(3)?,
                 ran: None,
+                deferred: false,
             };
             Ok((change, r.get::<_, bool>(4)?))
         },

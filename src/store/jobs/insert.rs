@@ -17,6 +17,8 @@ pub(crate) struct NewRow<'a> {
     pub parent: Option<JobId>,
     pub actor: Actor,
     pub timeout_ms: Option<i64>,
+    /// How long it may wait for the network (not written by [`insert_plain`]).
+    pub max_offline_ms: Option<i64>,
     pub payload_version: u32,
     pub on_duplicate: OnDuplicate,
     /// Constraints, stored (`Constraints::to_needs`).
@@ -88,8 +90,9 @@ pub(crate) fn insert(
     // Positional parameters: binding by name looks each name up on every call.
     tx.prepare_cached(
         "INSERT INTO jobs (kind, payload, status, priority, run_at, max_attempts, dedupe_key, \
-         parent_id, actor, created_at, updated_at, timeout_ms, id, payload_version, needs) \
-         VALUES (?1, ?2, 'queued', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10, ?11, ?12, ?13)",
+         parent_id, actor, created_at, updated_at, timeout_ms, id, payload_version, needs, \
+         max_offline_ms) \
+         VALUES (?1, ?2, 'queued', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10, ?11, ?12, ?13, ?14)",
     )?
     .execute(params![
         row.kind,
@@ -105,6 +108,7 @@ pub(crate) fn insert(
         id,
         row.payload_version,
         row.needs,
+        row.max_offline_ms,
     ])?;
     if row.needs != 0 {
         super::flag_kind_needs(tx, row.kind, row.now)?;
@@ -146,8 +150,8 @@ fn plain_insert_sql() -> &'static str {
     })
 }
 
-/// Inserts plain jobs (no dedupe key, no parent, no constraints: `dedupe_key`,
-/// `parent` and `needs` are not read), [`PLAIN_ROWS`] to a statement; returns their
+/// Inserts plain jobs (no dedupe key, no parent, no constraints, no offline limit:
+/// `dedupe_key`, `parent`, `needs` and `max_offline_ms` are not read), [`PLAIN_ROWS`] to a statement; returns their
 /// ids, in order.
 ///
 /// One insert statement per job spends about as much on the statement (its cursors
@@ -195,7 +199,7 @@ fn replace_queued(tx: &Transaction<'_>, id: i64, row: &NewRow<'_>) -> Result<()>
     tx.prepare_cached(
         "UPDATE jobs SET payload = ?2, priority = ?3, payload_version = ?4, \
          run_at = CASE WHEN ?5 THEN ?6 ELSE run_at END, updated_at = ?7, \
-         needs = ?8 | (needs & ?9) WHERE id = ?1",
+         needs = ?8 | (needs & ?9), max_offline_ms = ?10 WHERE id = ?1",
     )?
     .execute(params![
         id,
@@ -208,6 +212,7 @@ fn replace_queued(tx: &Transaction<'_>, id: i64, row: &NewRow<'_>) -> Result<()>
         row.needs,
         // A job that waits for others keeps waiting: only its constraints change.
         crate::model::WAITING_FOR_JOBS,
+        row.max_offline_ms,
     ])?;
     if row.needs != 0 {
         super::flag_kind_needs(tx, row.kind, row.now)?;
@@ -230,6 +235,9 @@ struct FollowUp {
     /// Its constraints, stored (absent: none).
     #[serde(default)]
     needs: i64,
+    /// How long it may wait for the network (absent: its kind's limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    max_offline_ms: Option<i64>,
 }
 
 fn set_follow_up(tx: &Transaction<'_>, id: i64, row: &NewRow<'_>) -> Result<()> {
@@ -246,6 +254,7 @@ fn set_follow_up(tx: &Transaction<'_>, id: i64, row: &NewRow<'_>) -> Result<()> 
         actor: row.actor.as_str().to_owned(),
         timeout_ms: row.timeout_ms,
         needs: row.needs,
+        max_offline_ms: row.max_offline_ms,
     };
     let text = serde_json::to_string(&follow_up).expect("a follow-up serialises");
     tx.prepare_cached("UPDATE jobs SET follow_up = ?2 WHERE id = ?1")?
@@ -340,6 +349,7 @@ pub(crate) fn take_follow_up(
             to: crate::model::JobStatus::Queued,
             attempt: attempts,
             ran: None,
+            deferred: false,
         }));
     }
     let actor = follow_up.actor.parse().unwrap_or(Actor::System);
@@ -355,6 +365,7 @@ pub(crate) fn take_follow_up(
             parent: parent.map(JobId::from_raw),
             actor,
             timeout_ms: follow_up.timeout_ms,
+            max_offline_ms: follow_up.max_offline_ms.filter(|&ms| ms > 0),
             payload_version: follow_up.payload_version,
             on_duplicate: OnDuplicate::Keep,
             needs: follow_up.needs,
@@ -369,5 +380,6 @@ pub(crate) fn take_follow_up(
         to: crate::model::JobStatus::Queued,
         attempt: 0,
         ran: None,
+        deferred: false,
     }))
 }

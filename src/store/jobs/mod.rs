@@ -24,7 +24,8 @@ macro_rules! job_columns {
             "id, kind, payload, status, priority, run_at, attempts, max_attempts, \
              lease_owner, lease_expires_at, cancel_requested, dedupe_key, last_error, result, \
              parent_id, actor, created_at, updated_at, finished_at, started_at, timeout_ms, \
-             progress_done, progress_total, payload_version, errors, needs, ",
+             progress_done, progress_total, payload_version, errors, needs, max_offline_ms, \
+             snoozed_until, ",
             $waiting_on
         )
     };
@@ -112,6 +113,9 @@ pub(crate) struct Change {
     /// Set when an attempt ended (finished or queued for a retry, never a release):
     /// how long it waited and ran, for the history (`store::history`).
     pub ran: Option<Ran>,
+    /// Set when a handler deferred the attempt (offline, a snooze, a throttle): back
+    /// to the queue, neither a retry nor a lease taken back.
+    pub deferred: bool,
 }
 
 /// How long an attempt waited from runnable to its start, and ran.

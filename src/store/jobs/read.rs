@@ -52,7 +52,7 @@ pub(super) fn read_one(conn: &Connection, id: JobId) -> Result<Option<(Job, Opti
 /// wait for it (what the end of the attempt will have to resolve).
 pub(super) fn read_claimed(r: &Row<'_>) -> rusqlite::Result<(Job, Option<Error>, bool)> {
     let (job, unreadable) = job_from_row(r)?;
-    Ok((job, unreadable, r.get(27)?))
+    Ok((job, unreadable, r.get(29)?))
 }
 
 /// The statement [`read_claimed`] runs. A claimed job waits for no other (a waiting
@@ -228,6 +228,7 @@ pub(crate) fn counts(conn: &Connection) -> Result<Vec<KindCount>> {
             handler_missing: false,
             rate_limited_until: None,
             waiting_for: Vec::new(),
+            held_because: None,
         })
         .collect();
     counts.sort_by(|a, b| (&a.kind, a.status.as_str()).cmp(&(&b.kind, b.status.as_str())));
@@ -271,13 +272,15 @@ fn job_from_row(r: &Row<'_>) -> rusqlite::Result<(Job, Option<Error>)> {
             })
             .ok()
     });
+    let status = status_from(r, 3)?;
+    let run_at = Timestamp::from_millis(r.get(5)?);
     let job = Job {
         id,
         kind: r.get(1)?,
         payload,
-        status: status_from(r, 3)?,
+        status,
         priority: Priority(r.get(4)?),
-        run_at: Timestamp::from_millis(r.get(5)?),
+        run_at,
         attempts: r.get(6)?,
         max_attempts: r.get(7)?,
         lease_owner: r.get(8)?,
@@ -317,7 +320,15 @@ fn job_from_row(r: &Row<'_>) -> rusqlite::Result<(Job, Option<Error>)> {
         errors: errors_from(r.get::<_, Option<String>>(24)?.as_deref()),
         constraints: Constraints::from_needs(r.get(25)?),
         waiting_for: Vec::new(),
-        waiting_on_jobs: r.get::<_, i64>(26)?.clamp(0, i64::from(u32::MAX)) as u32,
+        held_because: None,
+        max_offline_ms: r.get::<_, Option<i64>>(26)?.map(|ms| ms.max(0) as u64),
+        // A snooze's time, while the job still waits for it (a retry or an edit that
+        // moved `run_at` since ends it).
+        snoozed_until: r
+            .get::<_, Option<i64>>(27)?
+            .filter(|&until| until == run_at.as_millis() && status == JobStatus::Queued)
+            .map(Timestamp::from_millis),
+        waiting_on_jobs: r.get::<_, i64>(28)?.clamp(0, i64::from(u32::MAX)) as u32,
     };
     Ok((job, unreadable))
 }

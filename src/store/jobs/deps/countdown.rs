@@ -74,6 +74,7 @@ pub(super) fn count_down(
         to: JobStatus::Queued,
         attempt,
         ran: None,
+        deferred: false,
     }))
 }
 

@@ -274,6 +274,7 @@ pub(crate) fn retry_tree(
                         to: JobStatus::Queued,
                         attempt,
                         ran: None,
+                        deferred: false,
                     });
                 }
             }
@@ -337,6 +338,7 @@ pub(crate) fn retry_tree(
             to: JobStatus::Queued,
             attempt,
             ran: None,
+            deferred: false,
         });
     }
     // Its rows went when it was freed: it waits for the pieces enqueued before it
@@ -571,6 +573,7 @@ fn cancel_one(
         to: JobStatus::Cancelled,
         attempt,
         ran: None,
+        deferred: false,
     });
     Ok(())
 }
