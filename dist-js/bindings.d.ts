@@ -394,7 +394,11 @@ export declare const commands: {
         status: "ok";
         data: JobDependencies | null;
     }>;
-    /**  How the plugin's own components are doing: `config`, `raw.db` and `conditions`. */
+    /**
+     *  How the plugin's own components are doing: `config`, `raw.db`, `conditions` and
+     *  `awake` (healthy, saying which jobs keep the machine awake while some do; a
+     *  warning when the system would not keep it awake).
+     */
     pluginHealth: () => Promise<{
         status: "error";
         error: CommandError;

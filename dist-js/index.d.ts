@@ -112,8 +112,10 @@ export declare function syncStatus(): Promise<TypedSyncStatus[]>;
 /**
  * How the plugin's own components are doing: `config` (whether `config.toml` was taken;
  * a refused file leaves the built-in settings in force, and the reason names the file
- * and the key), `raw.db` (what its integrity check found) and `conditions` (what the
- * machine cannot tell). A page can say what is wrong:
+ * and the key), `raw.db` (what its integrity check found), `conditions` (what the
+ * machine cannot tell) and `awake` (while jobs keep the machine from sleeping, its
+ * reason names those this window may read; a warning when the system would not keep it
+ * awake). A page can say what is wrong:
  *
  * ```ts
  * const refused = (await pluginHealth()).filter((c) => c.health.status !== "healthy");

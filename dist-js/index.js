@@ -158,7 +158,11 @@ const commands = {
      *  job the window may read.
      */
     jobDependencies: (id) => typedError(invoke("plugin:jobs|job_dependencies", { id })),
-    /**  How the plugin's own components are doing: `config`, `raw.db` and `conditions`. */
+    /**
+     *  How the plugin's own components are doing: `config`, `raw.db`, `conditions` and
+     *  `awake` (healthy, saying which jobs keep the machine awake while some do; a
+     *  warning when the system would not keep it awake).
+     */
     pluginHealth: () => typedError(invoke("plugin:jobs|plugin_health")),
 };
 /* Tauri Specta runtime */
@@ -854,8 +858,10 @@ async function syncStatus() {
 /**
  * How the plugin's own components are doing: `config` (whether `config.toml` was taken;
  * a refused file leaves the built-in settings in force, and the reason names the file
- * and the key), `raw.db` (what its integrity check found) and `conditions` (what the
- * machine cannot tell). A page can say what is wrong:
+ * and the key), `raw.db` (what its integrity check found), `conditions` (what the
+ * machine cannot tell) and `awake` (while jobs keep the machine from sleeping, its
+ * reason names those this window may read; a warning when the system would not keep it
+ * awake). A page can say what is wrong:
  *
  * ```ts
  * const refused = (await pluginHealth()).filter((c) => c.health.status !== "healthy");

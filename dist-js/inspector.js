@@ -683,6 +683,7 @@ progress { width: 90px; }
 .message { color: var(--bad); min-height: 1em; }
 .health { padding: 6px 8px; border-bottom: 1px solid var(--line); }
 .health div { white-space: pre-wrap; }
+.awake { padding: 4px 8px; border-bottom: 1px solid var(--line); color: var(--muted); }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
 .why { margin: 0; padding-left: 16px; }
 .attempts { margin: 0 0 6px; padding-left: 20px; }
@@ -883,7 +884,9 @@ function mountInspector(host, options = {}) {
     // The plugin's own troubles (a refused config.toml, a damaged raw.db, conditions a
     // waiting job needs and the machine cannot tell), above every tab; hidden when none.
     const health = h("div", { class: "health", id: "plugin-health", role: "status", hidden: "" });
-    const frame = h("div", { class: "root", part: "root" }, h("div", { class: "bar" }, tabs, mode), health, message, ...panels.values());
+    // While jobs keep the machine from sleeping: which (those this window may read).
+    const awake = h("div", { class: "awake", id: "keep-awake", role: "status", hidden: "" });
+    const frame = h("div", { class: "root", part: "root" }, h("div", { class: "bar" }, tabs, mode), health, awake, message, ...panels.values());
     root.append(h("style", {}, STYLE), frame);
     function say(text) {
         message.textContent = text;
@@ -927,7 +930,11 @@ function mountInspector(host, options = {}) {
     async function loadHealth() {
         // A window without the command sees no banner, and no error for it.
         const components = await pluginHealth().catch(() => null);
-        const troubles = (Array.isArray(components) ? components : []).filter((c) => c.health.status !== "healthy");
+        const all = Array.isArray(components) ? components : [];
+        const troubles = all.filter((c) => c.health.status !== "healthy");
+        const kept = all.find((c) => c.component === "awake" && c.health.status === "healthy" && c.health.reason);
+        awake.textContent = kept?.health.reason ?? "";
+        awake.hidden = !kept;
         health.replaceChildren(...troubles.map((c) => h("div", { class: `health-${c.health.status}`, "data-component": c.component }, `${c.component}: ${c.health.reason ?? c.health.status}`)));
         health.hidden = troubles.length === 0;
     }

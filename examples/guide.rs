@@ -231,6 +231,36 @@ impl SyncSource for Feed {
 }
 }
 
+/// "Keep the machine awake": an overnight import that the idle timer must not stop.
+#[rustfmt::skip]
+mod keep_awake {
+use tauri::Runtime;
+use tauri_plugin_jobs::runner::{Handler, JobContext};
+
+pub fn import_mailbox() -> Handler {
+    Handler::new("import-mailbox", |mailbox: String, ctx: JobContext| async move {
+        for part in 1..=40u64 {
+            // ... fetch and store one part of `mailbox` ...
+            ctx.progress(part, Some(40));
+        }
+        Ok(mailbox)
+    })
+    // While a job of this kind runs, the system does not sleep on its idle timer.
+    .keep_awake("Importing mail")
+}
+
+pub fn plugin<R: Runtime>() -> tauri::plugin::TauriPlugin<R> {
+    tauri_plugin_jobs::Builder::new()
+        .handler(import_mailbox())
+        // A local kind (or any kind by name) asks the same way.
+        .local_kind("export-archive", |path: String, _ctx| async move { Ok(path) })
+        .keep_awake("export-archive", "Exporting the archive")
+        // One bar on the taskbar (or the dock) for all of it, cleared when done.
+        .taskbar_progress(true)
+        .build()
+}
+}
+
 /// "An outbox": the user's changes as durable jobs that wait offline.
 #[rustfmt::skip]
 mod outbox {
@@ -371,6 +401,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let _ = before_an_update::<tauri::test::MockRuntime>;
     let _ = reach_the_app::app::<tauri::test::MockRuntime>;
     let _ = outbox::save_note::<tauri::test::MockRuntime>;
+    let _ = keep_awake::plugin::<tauri::test::MockRuntime>;
     let _ = outbox::SaveNote {
         id: 1,
         text: String::new(),

@@ -160,7 +160,11 @@ export const commands = {
 	 *  job the window may read.
 	 */
 	jobDependencies: (id: JobId) => typedError<JobDependencies | null, CommandError>(__TAURI_INVOKE("plugin:jobs|job_dependencies", { id })),
-	/**  How the plugin's own components are doing: `config`, `raw.db` and `conditions`. */
+	/**
+	 *  How the plugin's own components are doing: `config`, `raw.db`, `conditions` and
+	 *  `awake` (healthy, saying which jobs keep the machine awake while some do; a
+	 *  warning when the system would not keep it awake).
+	 */
 	pluginHealth: () => typedError<ComponentHealth[], CommandError>(__TAURI_INVOKE("plugin:jobs|plugin_health")),
 };
 

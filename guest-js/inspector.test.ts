@@ -193,6 +193,10 @@ describe("inspector", () => {
     expect(health.hidden).toBe(false);
     expect(health.textContent).toContain("did you mean `rate_limits`?");
     expect(health.querySelectorAll("div").length).toBe(1);
+    // Jobs that keep the machine awake are named under it (not as a trouble).
+    const awake = element.shadowRoot!.querySelector("#keep-awake") as HTMLElement;
+    expect(awake.hidden).toBe(false);
+    expect(awake.textContent).toBe("keeping the machine awake for ingest #1");
     element.remove();
     expect((element as any).handle).toBeNull();
   });

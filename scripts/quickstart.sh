@@ -88,8 +88,12 @@ npm install --no-audit --no-fund "../$tarball"
 # sources), with this repository's debug-info settings so the cache stays small, and
 # the lockfile is checked (or updated) before anything builds.
 export CARGO_TARGET_DIR="$repo/target/quickstart"
-mkdir -p src-tauri/.cargo
-printf '[profile.dev]\ndebug = "line-tables-only"\n[profile.dev.package."*"]\ndebug = false\n' >src-tauri/.cargo/config.toml
+# In the app's root, not src-tauri/: Cargo reads `.cargo/config.toml` from the
+# directory it runs in and its parents, and the prebuild runs from the root (with
+# `--manifest-path`), the build below from src-tauri/. One file both see, or the
+# second compiles every crate again with other debug settings.
+mkdir -p .cargo
+printf '[profile.dev]\ndebug = "line-tables-only"\n[profile.dev.package."*"]\ndebug = false\n' >.cargo/config.toml
 (
   cd src-tauri
   if [ "${QUICKSTART_UPDATE_LOCK:-}" = 1 ]; then

@@ -48,7 +48,7 @@
 //! model
 //! locks panics random json tempdir watch holder
 //! clock error backoff typescript
-//! kinds bus health progress conditions app http
+//! kinds bus health progress conditions app http awake
 //! store
 //! config background metrics
 //! db
@@ -149,6 +149,7 @@ mod backoff;
 pub mod clock;
 mod error;
 
+pub mod awake;
 pub mod bus;
 pub mod conditions;
 pub mod health;

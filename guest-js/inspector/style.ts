@@ -45,6 +45,7 @@ progress { width: 90px; }
 .message { color: var(--bad); min-height: 1em; }
 .health { padding: 6px 8px; border-bottom: 1px solid var(--line); }
 .health div { white-space: pre-wrap; }
+.awake { padding: 4px 8px; border-bottom: 1px solid var(--line); color: var(--muted); }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
 .why { margin: 0; padding-left: 16px; }
 .attempts { margin: 0 0 6px; padding-left: 20px; }

@@ -24,6 +24,9 @@
 //! [jobs.rate_limits]          # starts per window per kind, across processes;
 //! send-mail = "60/1m"         # these win over the handlers' own
 //!
+//! [jobs.keep_awake]           # whether a kind's running jobs keep the machine
+//! import-mail = false         # awake (durable or local kinds); wins over the app
+//!
 //! [schedules.morning-digest]  # a schedule, or changes to one the app declares
 //! kind = "digest"
 //! cron = "0 8 * * 1-5"        # or every = "15m"
@@ -137,6 +140,9 @@ pub struct JobsConfig {
     /// `rate_limits`: starts per window per kind (`"60/1m"`); they win over the
     /// handlers' own.
     pub rate_limits: HashMap<String, RateLimit>,
+    /// `keep_awake`: per kind (durable or local), whether its running jobs keep the
+    /// machine awake; it wins over what the app's code asks.
+    pub keep_awake: HashMap<String, bool>,
     /// `workers`: jobs run at once.
     pub workers: Option<u32>,
     /// `lease_seconds`.

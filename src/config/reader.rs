@@ -34,6 +34,7 @@ const JOBS_KEYS: &[&str] = &[
     "synchronous",
     "kind_limits",
     "rate_limits",
+    "keep_awake",
 ];
 const SCHEDULE_KEYS: &[&str] = &[
     "kind",
@@ -122,6 +123,16 @@ impl Reader {
             match key.as_str() {
                 "kind_limits" => jobs.kind_limits = self.limits(&name, value)?,
                 "rate_limits" => jobs.rate_limits = self.rate_limits(&name, value)?,
+                "keep_awake" => {
+                    jobs.keep_awake = self.per_kind(&name, value, |key, on| {
+                        on.as_bool().ok_or_else(|| {
+                            self.error(
+                                key,
+                                format!("expected true or false, found {}", on.type_str()),
+                            )
+                        })
+                    })?;
+                }
                 "workers" => jobs.workers = Some(self.integer(&name, value, 1, 1024)?),
                 "lease_seconds" => {
                     jobs.lease = Some(Duration::from_secs(

@@ -38,6 +38,9 @@ fn a_full_file_parses() {
         send-mail = "60/1m"
         upload = "5/1m burst"
         fetch = "10/1h burst 3"
+        [jobs.keep_awake]
+        import-mail = false
+        render = true
         "#,
     )
     .unwrap();
@@ -53,6 +56,8 @@ fn a_full_file_parses() {
     assert_eq!(jobs.synchronous, Some(Synchronous::Full));
     assert_eq!(jobs.kind_limits.get("embed"), Some(&1));
     assert_eq!(jobs.kind_limits.get("weird kind"), Some(&0));
+    assert_eq!(jobs.keep_awake.get("import-mail"), Some(&false));
+    assert_eq!(jobs.keep_awake.get("render"), Some(&true));
     assert_eq!(
         jobs.rate_limits.get("send-mail"),
         Some(&crate::model::RateLimit::new(60, Duration::from_secs(60)))
@@ -149,6 +154,11 @@ fn errors_name_the_key() {
             "[jobs]\nkind_limits = 3",
             "jobs.kind_limits",
             "expected a table",
+        ),
+        (
+            "[jobs.keep_awake]\nimport = \"no\"",
+            "jobs.keep_awake.import",
+            "expected true or false",
         ),
         ("jobs = 1", "jobs", "expected a table"),
         (

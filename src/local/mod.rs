@@ -39,6 +39,7 @@ use tokio::runtime::Handle;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+use crate::awake::KeepAwake;
 use crate::bus::EventBus;
 use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Result};
@@ -184,6 +185,9 @@ struct Inner {
     next_id: AtomicU64,
     // The app bodies reach through `LocalJobContext::app`; set once by the plugin.
     app: std::sync::OnceLock<crate::app::AppSlot>,
+    // The kinds whose jobs keep the machine awake while they run, with what the
+    // system is told (`None`: the kind's name), and the request they share.
+    awake: std::sync::OnceLock<(KeepAwake, HashMap<String, Option<String>>)>,
     // Mutex: spawn checks exclusivity and inserts in one step; nothing slow runs under
     // it (events are published after it is released).
     records: Mutex<Records>,
@@ -238,6 +242,7 @@ impl LocalJobs {
                 keep_finished: DEFAULT_KEEP_FINISHED,
                 next_id: AtomicU64::new(1),
                 app: std::sync::OnceLock::new(),
+                awake: std::sync::OnceLock::new(),
                 records: Mutex::new(Records::default()),
             }),
         }
@@ -248,6 +253,21 @@ impl LocalJobs {
     /// nothing and returns `false`.
     pub fn set_app<R: tauri::Runtime>(&self, app: &tauri::AppHandle<R>) -> bool {
         self.inner.app.set(crate::app::AppSlot::of(app)).is_ok()
+    }
+
+    /// Makes the jobs of these kinds keep the machine awake while they run, through
+    /// `awake` (each kind with what the system is told; `None`: "Running" and the kind). The
+    /// plugin does it for `Builder::keep_awake`; once: a second call changes nothing
+    /// and returns `false`.
+    pub fn keep_awake(
+        &self,
+        awake: KeepAwake,
+        kinds: impl IntoIterator<Item = (String, Option<String>)>,
+    ) -> bool {
+        self.inner
+            .awake
+            .set((awake, kinds.into_iter().collect()))
+            .is_ok()
     }
 
     /// Starts `body` as a job of `kind`. Fire-and-forget.

@@ -15,6 +15,7 @@ use super::{
     BoxError, Entry, LocalJob, LocalJobContext, LocalJobFailure, LocalJobId, LocalJobStatus,
     LocalJobs, LocalRunEvent, Observer, MAX_LOCAL_RESULT_BYTES,
 };
+use crate::awake::AwakeJob;
 use crate::bus::LocalJobChanged;
 use crate::error::{Error, Result};
 use crate::json::too_deep;
@@ -94,6 +95,12 @@ impl LocalJobs {
             .map(|future| -> BodyFuture<T> { Box::pin(future) })
             .map_err(|panic| panic_message(&*panic));
         let this = self.clone();
+        // Held while the job runs, if its kind keeps the machine awake; dropped with
+        // the task, however it ends.
+        let awake = self.inner.awake.get().and_then(|(awake, kinds)| {
+            let reason = kinds.get(&kind)?;
+            Some(awake.hold(AwakeJob::local(&kind, id), reason.clone()))
+        });
         let task = async move {
             let outcome = match made {
                 Ok(future) => CatchUnwind(future).await,
@@ -131,6 +138,7 @@ impl LocalJobs {
                 .ok()
                 .and_then(json)
                 .map_or(Shown::None, Shown::of);
+            drop(awake);
             this.finish(id, status, error, shown);
             if let Some(sender) = result {
                 let _ = sender.send(value);

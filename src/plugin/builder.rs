@@ -66,6 +66,13 @@ pub struct Builder {
     pub(super) typescript: Option<Typescript>,
     conditions: Option<Arc<dyn ConditionSource>>,
     on_config_error: OnConfigError,
+    /// Kinds (durable or local) whose running jobs keep the machine awake, with what
+    /// the system is told.
+    pub(super) keep_awake: std::collections::HashMap<String, String>,
+    /// The request they share; the system's when the app gives none.
+    pub(super) awake: Option<crate::awake::KeepAwake>,
+    /// Whether the app's taskbar or dock entry shows their progress.
+    pub(super) taskbar_progress: bool,
 }
 
 impl Builder {
@@ -77,6 +84,36 @@ impl Builder {
     /// Registers a durable job handler.
     pub fn handler(mut self, handler: Handler) -> Self {
         self.handlers.push(handler);
+        self
+    }
+
+    /// Keeps the machine from sleeping on its idle timer while a job of `kind` runs,
+    /// durable or local (for a durable kind, the same as its handler's
+    /// [`Handler::keep_awake`]); `reason` is what the system may show ("Importing
+    /// mailboxes"). `config.toml`'s `[jobs.keep_awake]` turns it off (or on) per kind:
+    /// the user's choice wins. `pluginHealth()` and the inspector say which jobs keep
+    /// the machine awake ([`Jobs::keep_awake`](super::Jobs::keep_awake)).
+    pub fn keep_awake(mut self, kind: impl Into<String>, reason: impl Into<String>) -> Self {
+        self.keep_awake.insert(kind.into(), reason.into());
+        self
+    }
+
+    /// Shows the progress of the work that keeps the machine awake on the app's
+    /// taskbar (Windows) or dock (macOS) entry, as browsers show their downloads: one
+    /// bar for all of it (the steps done over the steps in all of the jobs that gave
+    /// a total; moving without a figure when none did), cleared when it is done. Set
+    /// on the window labelled `main`, else the first (Tauri's `set_progress_bar`; on
+    /// Linux only where the desktop has Unity's launcher API). Off by default.
+    pub fn taskbar_progress(mut self, on: bool) -> Self {
+        self.taskbar_progress = on;
+        self
+    }
+
+    /// Keeps the machine awake through `awake` rather than this system's own means
+    /// ([`SystemInhibitor`](crate::awake::SystemInhibitor)): another
+    /// [`Inhibitor`](crate::awake::Inhibitor), or a fake in tests.
+    pub fn keep_awake_with(mut self, awake: crate::awake::KeepAwake) -> Self {
+        self.awake = Some(awake);
         self
     }
 

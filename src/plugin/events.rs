@@ -105,7 +105,11 @@ impl Hearing {
             Event::ScheduleChanged(e) => self.schedules.allows(&e.kind),
             Event::SyncProgress(e) => self.sync.allows(&e.target),
             Event::SyncFinished(e) => self.sync.allows(&e.target),
-            Event::PluginHealth(e) => self.sync.allows(&e.component),
+            // The keep-awake component's events name no job (the command names those
+            // the window may read): every window hears them.
+            Event::PluginHealth(e) => {
+                e.component == crate::awake::AWAKE_COMPONENT || self.sync.allows(&e.component)
+            }
             Event::MessageStored(e)
             | Event::MessageParsed(e)
             | Event::MessageIndexed(e)

@@ -14,6 +14,7 @@ mod limits;
 pub mod models;
 mod outbox;
 mod scope;
+mod taskbar;
 #[cfg(feature = "sync")]
 mod triggers;
 
@@ -155,6 +156,9 @@ pub struct Jobs {
     pub(crate) sync: SyncEngine,
     #[cfg(feature = "local")]
     pub(crate) local: LocalJobs,
+    // The process's request to keep the machine awake, shared by the runner and
+    // the local jobs.
+    pub(crate) awake: crate::awake::KeepAwake,
     pub(crate) bus: EventBus,
     #[cfg(feature = "local")]
     pub(crate) local_kinds: LocalKinds,
@@ -235,6 +239,14 @@ impl Jobs {
     #[must_use]
     pub fn config_health(&self) -> &Health {
         &self.config_health
+    }
+
+    /// The process's request to keep the machine awake: whether it is held now and
+    /// for which jobs ([`KeepAwake::status`](crate::awake::KeepAwake::status)), and its
+    /// health, as `pluginHealth()` gives it (component `awake`).
+    #[must_use]
+    pub fn keep_awake(&self) -> &crate::awake::KeepAwake {
+        &self.awake
     }
 
     /// Where the plugin reads `config.toml` (the app's config directory, or

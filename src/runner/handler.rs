@@ -320,6 +320,8 @@ pub struct Handler {
     pub(crate) max_lease_expiries: Option<u32>,
     pub(crate) rate_limit: Option<RateLimit>,
     pub(crate) constraints: Option<Constraints>,
+    /// What the system is told while a job of the kind keeps the machine awake.
+    pub(crate) keep_awake: Option<String>,
     /// The Rust types of the payload and the result, for the TypeScript declarations.
     pub(crate) types: (RustType, RustType),
 }
@@ -335,6 +337,7 @@ impl fmt::Debug for Handler {
             .field("max_lease_expiries", &self.max_lease_expiries)
             .field("rate_limit", &self.rate_limit)
             .field("constraints", &self.constraints)
+            .field("keep_awake", &self.keep_awake)
             .finish_non_exhaustive()
     }
 }
@@ -378,6 +381,7 @@ impl Handler {
             max_lease_expiries: None,
             rate_limit: None,
             constraints: None,
+            keep_awake: None,
             types: (RustType::traced::<P>(), RustType::traced::<R>()),
         }
     }
@@ -386,6 +390,18 @@ impl Handler {
     #[must_use]
     pub fn kind(&self) -> &str {
         &self.kind
+    }
+
+    /// Asks that the system not sleep on its idle timer while a job of this kind runs
+    /// (an overnight import, a large download); `reason` is what the system may show
+    /// ("Importing mailboxes"). The process holds one request with the system while
+    /// any such job runs, and lets go when the last one ends, however it ends (see
+    /// [`KeepAwake`](crate::awake::KeepAwake)); a job that finishes within its first
+    /// poll takes none. The display may still sleep. `config.toml`'s
+    /// `[jobs.keep_awake]` turns it off (or on) per kind: the user's choice wins.
+    pub fn keep_awake(mut self, reason: impl Into<String>) -> Self {
+        self.keep_awake = Some(reason.into());
+        self
     }
 
     /// The default cap on running jobs of this kind across every process;

@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 use super::handler::HandlerFuture;
 use super::progress::AttemptProgress;
 use super::{Ended, Inner, Interrupt, JobContext, JobError, Runner, RunningJob, Signal};
+use crate::awake::AwakeJob;
 use crate::locks::lock;
 use crate::model::JobId;
 use crate::panics::{panic_message, CatchUnwind};
@@ -180,9 +181,16 @@ impl Runner {
                         progress: progress.clone(),
                     },
                 );
+                // A job that waits keeps the machine awake while it runs, if its kind
+                // asks: the guard goes with its task, however that ends.
+                let awake = self.inner.awake.as_ref().and_then(|(awake, kinds)| {
+                    let reason = kinds.get(&lease.kind)?;
+                    Some(awake.hold(AwakeJob::durable(&lease.kind, job_id), reason.clone()))
+                });
                 let inner = self.inner.clone();
                 runtime.spawn(async move {
                     let outcome = task.await;
+                    drop(awake);
                     progress.finish();
                     inner.done(lease, outcome);
                 });

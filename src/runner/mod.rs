@@ -32,6 +32,7 @@ mod launch;
 mod progress;
 mod settings;
 mod thread;
+mod upkeep;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
@@ -50,6 +51,7 @@ pub use progress::PROGRESS_STORE_INTERVAL;
 pub use settings::{Ran, RunnerSettings};
 pub use thread::WATCH_AFTER_IDLE;
 
+use crate::awake::KeepAwake;
 use crate::clock::{duration_millis, Timestamp};
 use crate::db::Notice;
 use crate::error::{Error, Result};
@@ -156,6 +158,10 @@ struct Inner {
     reports: Mutex<Option<Vec<Ran>>>,
     // The Tauri app handlers reach through `JobContext::app`; set once by the plugin.
     app: std::sync::OnceLock<crate::app::AppSlot>,
+    // The kinds whose running jobs keep the machine awake, with what the system is
+    // told (`None`: their kind's name), and the request they share; `None` when no
+    // kind asks.
+    awake: Option<(KeepAwake, HashMap<String, Option<String>>)>,
     // How many rounds the thread ran, for the tests of when it runs them.
     #[cfg(test)]
     rounds: std::sync::atomic::AtomicU64,
@@ -232,6 +238,7 @@ impl Runner {
             queue.set_constraints(kind, by_kind[kind].constraints)?;
         }
         request.kinds = kinds.clone();
+        let awake = awake_kinds(&by_kind, &settings);
         let (signals, inbox) = mpsc::channel();
         let stopping = CancellationToken::new();
         let wake_pending = Arc::new(AtomicBool::new(false));
@@ -290,6 +297,7 @@ impl Runner {
                 last_prune: AtomicI64::new(first_prune),
                 reports: Mutex::new(None),
                 app: std::sync::OnceLock::new(),
+                awake,
                 wake_pending,
                 written_pending,
                 wake,
@@ -473,104 +481,6 @@ impl Runner {
         }
     }
 
-    /// Acts on cancellations asked for through this queue handle, renews leases that
-    /// are a third of the way through (on the injected clock), interrupts handlers
-    /// whose job was cancelled elsewhere or whose lease was lost, and deletes finished
-    /// jobs past retention once an hour of clock time.
-    ///
-    /// Blocks on SQLite: call it from a test or a blocking context.
-    pub fn maintain(&self) -> Result<()> {
-        let now = self.now();
-        let progress: Vec<(Lease, u64, Option<u64>)> = lock(&self.inner.running)
-            .values()
-            .filter_map(|job| {
-                let (done, total) = job.progress.take_due(now)?;
-                Some((job.lease.clone(), done, total))
-            })
-            .collect();
-        if !progress.is_empty() {
-            if let Err(error) = self.inner.queue.store_progress(&progress) {
-                tracing::warn!(%error, "could not store job progress");
-            }
-        }
-        let due: Vec<Lease> = lock(&self.inner.running)
-            .values()
-            .filter(|job| {
-                job.interrupt.is_some()
-                    && now.duration_since(job.renewed_at) >= job.lease.length() / 3
-            })
-            .map(|job| job.lease.clone())
-            .collect();
-        self.renew(due);
-
-        let last = self.inner.last_prune.load(Ordering::Relaxed);
-        if now.as_millis().saturating_sub(last) >= duration_millis(PRUNE_EVERY) {
-            let retention = self.inner.settings.retention;
-            let done = match retention {
-                // A slice per round: a backlog of old jobs (a week's, at the first start
-                // after an update) never holds up the runner's claims for long.
-                Some(retention) => {
-                    let slice = std::time::Instant::now() + PRUNE_SLICE;
-                    match self.inner.queue.prune_until(retention, Some(slice)) {
-                        Ok((pruned, done)) => {
-                            if pruned > 0 {
-                                tracing::debug!(
-                                    pruned,
-                                    done,
-                                    "deleted finished jobs past retention"
-                                );
-                            }
-                            done
-                        }
-                        Err(error) => {
-                            tracing::warn!(%error, "retention sweep failed");
-                            true
-                        }
-                    }
-                }
-                None => true,
-            };
-            if done {
-                self.inner
-                    .last_prune
-                    .store(now.as_millis(), Ordering::Relaxed);
-                // The rows of processes that claimed and ended since.
-                if retention.is_some() {
-                    if let Err(error) = self.inner.queue.forget_ended_processes() {
-                        tracing::warn!(%error, "could not forget ended processes");
-                    }
-                }
-                if let Some(keep) = self.inner.settings.history {
-                    if let Err(error) = self.inner.queue.compact_history(keep) {
-                        tracing::warn!(%error, "could not compact the job history");
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn renew(&self, leases: Vec<Lease>) {
-        let now = self.now();
-        for lease in leases {
-            match self.inner.queue.heartbeat(&lease) {
-                Ok(beat) => {
-                    if let Some(job) = lock(&self.inner.running).get_mut(&lease.job_id) {
-                        job.renewed_at = now;
-                        job.lease.expires_at = beat.expires_at;
-                    }
-                    if beat.cancel_requested {
-                        self.interrupt(lease.job_id, Interrupt::Cancel);
-                    }
-                }
-                Err(Error::LostLease { .. }) => self.interrupt(lease.job_id, Interrupt::LostLease),
-                Err(error) => {
-                    tracing::warn!(job = %lease.job_id, %error, "lease renewal failed; will retry");
-                }
-            }
-        }
-    }
-
     /// Runs rounds until nothing is runnable at the clock's now and nothing is
     /// running, and reports every attempt that ended. For tests: with a fake clock,
     /// jobs delayed into the future stay queued. Do not call it on a started runner.
@@ -604,4 +514,30 @@ impl Runner {
             running.remove(&id);
         }
     }
+}
+
+/// The kinds whose jobs keep the machine awake (their handler's ask, unless
+/// `config.toml` says otherwise) and the request they share.
+fn awake_kinds(
+    handlers: &HashMap<String, Handler>,
+    settings: &RunnerSettings,
+) -> Option<(KeepAwake, HashMap<String, Option<String>>)> {
+    let kinds: HashMap<String, Option<String>> = handlers
+        .iter()
+        .filter(|(kind, handler)| {
+            settings
+                .keep_awake
+                .get(*kind)
+                .copied()
+                .unwrap_or(handler.keep_awake.is_some())
+        })
+        .map(|(kind, handler)| (kind.clone(), handler.keep_awake.clone()))
+        .collect();
+    if kinds.is_empty() {
+        return None;
+    }
+    Some((
+        settings.awake.clone().unwrap_or_else(KeepAwake::system),
+        kinds,
+    ))
 }

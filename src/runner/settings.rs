@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+use crate::awake::KeepAwake;
 use crate::config::JobsConfig;
 use crate::model::{JobId, RateLimit};
 use crate::queue::{Finished, HistoryKeep};
@@ -29,6 +30,13 @@ pub struct RunnerSettings {
     pub rate_limits: HashMap<String, RateLimit>,
     /// This runner's worker id, fencing its leases; unique per process by default.
     pub worker_id: String,
+    /// Kinds that keep the machine awake (`true`) or not (`false`) while their jobs
+    /// run, whatever their handlers ask ([`Handler::keep_awake`](super::Handler::keep_awake)):
+    /// `config.toml`'s `[jobs.keep_awake]`.
+    pub keep_awake: HashMap<String, bool>,
+    /// The process's [`KeepAwake`] (the plugin's, shared with its local jobs); `None`:
+    /// the runner makes its own ([`KeepAwake::system`]) when a kind asks for it.
+    pub awake: Option<KeepAwake>,
 }
 
 impl Default for RunnerSettings {
@@ -42,6 +50,8 @@ impl Default for RunnerSettings {
             kind_limits: HashMap::new(),
             rate_limits: HashMap::new(),
             worker_id: format!("runner-{}-{}", std::process::id(), rand::random::<u32>()),
+            keep_awake: HashMap::new(),
+            awake: None,
         }
     }
 }
@@ -108,6 +118,21 @@ impl RunnerSettings {
         self
     }
 
+    /// Makes `kind`'s running jobs keep the machine awake (`true`) or not, whatever its
+    /// handler asks.
+    #[must_use]
+    pub fn keep_awake(mut self, kind: impl Into<String>, on: bool) -> Self {
+        self.keep_awake.insert(kind.into(), on);
+        self
+    }
+
+    /// Shares `awake` (the process's request with the system) with this runner.
+    #[must_use]
+    pub fn awake(mut self, awake: KeepAwake) -> Self {
+        self.awake = Some(awake);
+        self
+    }
+
     /// Sets the worker id that fences this runner's leases.
     #[must_use]
     pub fn worker_id(mut self, id: impl Into<String>) -> Self {
@@ -128,6 +153,8 @@ impl RunnerSettings {
             kind_limits: config.kind_limits.clone(),
             rate_limits: config.rate_limits.clone(),
             worker_id: defaults.worker_id,
+            keep_awake: config.keep_awake.clone(),
+            awake: None,
         }
     }
 }

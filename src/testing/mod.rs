@@ -40,6 +40,7 @@ use std::time::Duration;
 #[cfg(feature = "testing")]
 pub use app::{Frozen, MockApp, MockChannel};
 
+use crate::awake::KeepAwake;
 use crate::bus::{Event, EventBus, JobStateChanged};
 use crate::clock::{FakeClock, Timestamp};
 use crate::local::LocalJobs;
@@ -69,6 +70,17 @@ pub struct BackendBuilder {
     random: Arc<dyn RandomSource>,
     settings: RunnerSettings,
     start: Timestamp,
+    awake: KeepAwake,
+}
+
+/// The request a [`Backend`] keeps the machine awake with: pretend, so that a test
+/// never asks the machine it runs on.
+struct Pretend;
+
+impl crate::awake::Inhibitor for Pretend {
+    fn inhibit(&self, _why: &str) -> std::result::Result<Box<dyn Send>, String> {
+        Ok(Box::new(()))
+    }
 }
 
 impl BackendBuilder {
@@ -144,6 +156,12 @@ pub struct Backend {
     pub local: LocalJobs,
     /// The bus every part publishes on.
     pub bus: EventBus,
+    /// What keeps the machine awake for kinds that ask
+    /// ([`Handler::keep_awake`](crate::runner::Handler::keep_awake)): a pretend
+    /// request (the machine running the test is never asked), whose
+    /// [`status`](KeepAwake::status) says which jobs hold it. The runner's settings
+    /// may name another.
+    pub awake: KeepAwake,
     events: Arc<Mutex<Vec<Event>>>,
     setup: Arc<BackendBuilder>,
     dir: TempDir,
@@ -183,6 +201,7 @@ impl Backend {
             random: Arc::new(FixedRandom(0.5)),
             settings: RunnerSettings::for_tests(),
             start: START,
+            awake: KeepAwake::new(Pretend),
         }
     }
 
@@ -202,12 +221,13 @@ impl Backend {
                 .random(SharedRandom(setup.random.clone())),
         )
         .expect("a raw.db in the temporary directory");
-        let runner = Runner::new(
-            queue.clone(),
-            setup.handlers.clone(),
-            setup.settings.clone(),
-        )
-        .expect("the handlers and settings");
+        let mut settings = setup.settings.clone();
+        let awake = settings
+            .awake
+            .get_or_insert_with(|| setup.awake.clone())
+            .clone();
+        let runner = Runner::new(queue.clone(), setup.handlers.clone(), settings)
+            .expect("the handlers and settings");
         let scheduler = Scheduler::new(queue.clone());
         for schedule in &setup.schedules {
             scheduler
@@ -228,6 +248,7 @@ impl Backend {
             sync,
             local,
             bus,
+            awake,
             events,
             setup,
             dir,

@@ -2,16 +2,18 @@
 //! the test writes, NetworkManager's metered flag from a fake service on a private
 //! D-Bus bus the test starts (skipped, with the reason, where the bus cannot start;
 //! a skip fails under `CI=true`).
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 use std::time::Duration;
 
 use gio::prelude::*;
 use tauri_plugin_jobs::clock::Timestamp;
 use tauri_plugin_jobs::conditions::{ConditionSource, SystemConditions, SystemSettings};
 use tauri_plugin_jobs::health::HealthStatus;
+
+#[path = "../support/dbus.rs"]
+mod dbus;
+use dbus::start_bus;
 
 const NOW: Timestamp = Timestamp::from_millis(1_800_000_000_000);
 
@@ -103,39 +105,6 @@ fn no_power_supply_at_all_is_unknown_and_said_so() {
     assert_eq!(source.conditions(NOW).on_ac_power, Some(true));
 }
 
-/// A private bus, killed when dropped.
-struct Bus {
-    address: String,
-    pid: i32,
-}
-
-impl Drop for Bus {
-    fn drop(&mut self) {
-        let _ = Command::new("kill").arg(self.pid.to_string()).status();
-    }
-}
-
-fn start_bus() -> Result<Bus, String> {
-    let mut child = Command::new("dbus-daemon")
-        .args(["--session", "--print-address=1", "--print-pid=1", "--fork"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|error| format!("dbus-daemon cannot start: {error}"))?;
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let address = lines.next().and_then(Result::ok).unwrap_or_default();
-    let pid = lines
-        .next()
-        .and_then(Result::ok)
-        .and_then(|pid| pid.trim().parse().ok())
-        .unwrap_or(0);
-    let _ = child.wait();
-    if address.is_empty() || pid == 0 {
-        return Err("dbus-daemon printed no address".into());
-    }
-    Ok(Bus { address, pid })
-}
-
 const NETWORK_MANAGER: &str = r#"<node>
   <interface name="org.freedesktop.NetworkManager">
     <property name="Metered" type="u" access="read"/>
@@ -145,57 +114,18 @@ const NETWORK_MANAGER: &str = r#"<node>
 /// A fake NetworkManager on `address` whose `Metered` is read from `metered`; served
 /// on a thread of its own until the process ends.
 fn serve_network_manager(address: String, metered: Arc<AtomicU32>) {
-    let (ready, is_ready) = mpsc::channel();
-    std::thread::spawn(move || {
-        let context = gio::glib::MainContext::new();
-        context
-            .with_thread_default(|| {
-                let connection = gio::DBusConnection::for_address_sync(
-                    &address,
-                    gio::DBusConnectionFlags::AUTHENTICATION_CLIENT
-                        | gio::DBusConnectionFlags::MESSAGE_BUS_CONNECTION,
-                    None,
-                    None::<&gio::Cancellable>,
-                )
-                .unwrap();
-                let node = gio::DBusNodeInfo::for_xml(NETWORK_MANAGER).unwrap();
-                let interface = node
-                    .lookup_interface("org.freedesktop.NetworkManager")
-                    .unwrap();
-                let _registration = connection
-                    .register_object(
-                        "/org/freedesktop/NetworkManager",
-                        &interface,
-                        |_, _, _, _, _, _, invocation| {
-                            invocation.return_value(None);
-                        },
-                        move |_, _, _, _, _| metered.load(Ordering::SeqCst).to_variant(),
-                        |_, _, _, _, _, _| false,
-                    )
-                    .unwrap();
-                connection
-                    .call_sync(
-                        Some("org.freedesktop.DBus"),
-                        "/org/freedesktop/DBus",
-                        "org.freedesktop.DBus",
-                        "RequestName",
-                        Some(&("org.freedesktop.NetworkManager", 0u32).to_variant()),
-                        None,
-                        gio::DBusCallFlags::NONE,
-                        5_000,
-                        None::<&gio::Cancellable>,
-                    )
-                    .unwrap();
-                ready.send(()).unwrap();
-                loop {
-                    context.iteration(true);
-                }
-            })
-            .unwrap();
-    });
-    is_ready
-        .recv_timeout(Duration::from_secs(10))
-        .expect("the fake NetworkManager started");
+    let service = dbus::Service {
+        name: "org.freedesktop.NetworkManager",
+        path: "/org/freedesktop/NetworkManager",
+        xml: NETWORK_MANAGER,
+        interface: "org.freedesktop.NetworkManager",
+    };
+    dbus::serve(
+        address,
+        service,
+        |_, invocation| invocation.return_value(None),
+        move |_| metered.load(Ordering::SeqCst).to_variant(),
+    );
 }
 
 #[test]

@@ -16,6 +16,7 @@ use tauri_plugin_jobs::testing::MockApp;
 
 mod agents;
 mod app;
+mod awake;
 mod commands;
 mod events;
 mod permissions;

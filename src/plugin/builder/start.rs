@@ -16,6 +16,7 @@ use super::super::LOCAL_JOBS_PER_WINDOW;
 use super::super::REFRESH_FLOOR;
 use super::super::{events, limits, Jobs};
 use super::Builder;
+use crate::awake::{KeepAwake, SystemInhibitor};
 use crate::bus::EventBus;
 use crate::conditions::ConditionSource;
 use crate::config::Config;
@@ -51,9 +52,40 @@ impl Builder {
         };
         let bus = EventBus::new();
         let conditions = self.conditions.take().unwrap_or_else(default_conditions);
+        // One request with the system for the process, shared by the runner and the
+        // local jobs; nothing is asked of the system before a job needs it.
+        let who = app.package_info().name.clone();
+        let awake = self
+            .awake
+            .get_or_insert_with(|| KeepAwake::new(SystemInhibitor::new().who(who)))
+            .clone();
         let (opened, config_health) =
             self.open_configured(&config_path, &database, &bus, &conditions)?;
         report_conditions(&opened.queue);
+        // Windows hear when the machine starts or stops being kept awake; the event
+        // names no job (`plugin_health` names those a window may read).
+        {
+            let (bus, clock) = (bus.clone(), opened.queue.clock().clone());
+            awake.on_change(move |status| {
+                let health = match (&status.error, status.held) {
+                    (Some(_), _) => KeepAwake::health_without_jobs(status),
+                    (None, true) => crate::model::Health {
+                        reason: Some("keeping the machine awake".to_owned()),
+                        ..crate::model::Health::healthy()
+                    },
+                    (None, false) => crate::model::Health::healthy(),
+                };
+                bus.publish(crate::bus::PluginHealth {
+                    component: crate::awake::AWAKE_COMPONENT.to_owned(),
+                    health,
+                    at: clock.now(),
+                });
+            });
+        }
+        #[cfg(feature = "local")]
+        let local = tauri::async_runtime::block_on(async { LocalJobs::new(bus.clone()) });
+        #[cfg(feature = "local")]
+        local.keep_awake(awake.clone(), opened.local_awake);
         let jobs = Jobs {
             queue: opened.queue,
             runner: opened.runner.clone(),
@@ -64,7 +96,8 @@ impl Builder {
             // Made inside Tauri's runtime, which they spawn on: the app's own threads
             // (its `setup` among them) may start local jobs too.
             #[cfg(feature = "local")]
-            local: tauri::async_runtime::block_on(async { LocalJobs::new(bus.clone()) }),
+            local,
+            awake,
             bus,
             #[cfg(feature = "local")]
             local_kinds: self.local_kinds,
@@ -88,6 +121,14 @@ impl Builder {
             started: std::sync::Once::new(),
         };
         jobs.runner.set_app(app);
+        if self.taskbar_progress {
+            super::super::taskbar::watch(
+                app.clone(),
+                &jobs.bus,
+                jobs.awake.clone(),
+                jobs.stop.clone(),
+            );
+        }
         #[cfg(feature = "local")]
         jobs.local.set_app(app);
         #[cfg(feature = "sync")]
@@ -124,11 +165,33 @@ impl Builder {
         for kind in &self.agent_kinds {
             queue.register_kind(kind.clone(), KindSpec::new());
         }
-        let runner = Runner::new(
-            queue.clone(),
-            self.handlers.clone(),
-            RunnerSettings::from_config(&config.jobs),
-        )?;
+        let handlers = self
+            .handlers
+            .iter()
+            .map(|handler| match self.keep_awake.get(handler.kind()) {
+                Some(reason) if handler.keep_awake.is_none() => {
+                    handler.clone().keep_awake(reason.clone())
+                }
+                _ => handler.clone(),
+            })
+            .collect();
+        let mut settings = RunnerSettings::from_config(&config.jobs);
+        settings.awake = self.awake.clone();
+        let runner = Runner::new(queue.clone(), handlers, settings)?;
+        // Local kinds that keep the machine awake: the app's, as config.toml changes
+        // them (a name there may be a durable kind's: local jobs never run it).
+        let mut local_awake: std::collections::HashMap<String, Option<String>> = self
+            .keep_awake
+            .iter()
+            .map(|(kind, reason)| (kind.clone(), Some(reason.clone())))
+            .collect();
+        for (kind, on) in &config.jobs.keep_awake {
+            if *on {
+                local_awake.entry(kind.clone()).or_insert(None);
+            } else {
+                local_awake.remove(kind);
+            }
+        }
         // Checked before any schedule is written.
         #[cfg(not(feature = "sync"))]
         if let Some(target) = config.sync.keys().next() {
@@ -164,6 +227,7 @@ impl Builder {
         Ok(Opened {
             queue,
             runner,
+            local_awake,
             #[cfg(feature = "schedules")]
             scheduler,
             #[cfg(feature = "sync")]
@@ -176,6 +240,8 @@ impl Builder {
 pub(super) struct Opened {
     pub(super) queue: Queue,
     runner: Runner,
+    #[cfg_attr(not(feature = "local"), allow(dead_code))]
+    local_awake: std::collections::HashMap<String, Option<String>>,
     #[cfg(feature = "schedules")]
     scheduler: Scheduler,
     #[cfg(feature = "sync")]

@@ -1,20 +1,26 @@
 //! The health of the plugin's own components, for a page that says what is wrong
 //! (a `config.toml` the plugin refused, a damaged `raw.db`): not sync targets, whose
-//! health `sync_status` gives within the window's scope. These name no job kind nor
-//! target, so the command's scope does not filter them; files are named by their
-//! names, not their paths (which would say the user's name).
+//! health `sync_status` gives within the window's scope. These name no target, and
+//! only `awake` names jobs: those of kinds in the window's scope (others it counts);
+//! files are named by their names, not their paths (which would say the user's name).
 
 use tauri::State;
 
 use super::CommandResult;
 use crate::plugin::builder::CONFIG_COMPONENT;
 use crate::plugin::models::ComponentHealth;
+use crate::plugin::scope::Scope;
 use crate::plugin::Jobs;
 
-/// How the plugin's own components are doing: `config`, `raw.db` and `conditions`.
+/// How the plugin's own components are doing: `config`, `raw.db`, `conditions` and
+/// `awake` (healthy, saying which jobs keep the machine awake while some do; a
+/// warning when the system would not keep it awake).
 #[tauri::command]
 #[cfg_attr(feature = "specta", specta::specta)]
-pub async fn plugin_health(jobs: State<'_, Jobs>) -> CommandResult<Vec<ComponentHealth>> {
+pub async fn plugin_health(
+    jobs: State<'_, Jobs>,
+    scope: Scope,
+) -> CommandResult<Vec<ComponentHealth>> {
     let queue = jobs.queue();
     Ok(vec![
         ComponentHealth {
@@ -32,6 +38,17 @@ pub async fn plugin_health(jobs: State<'_, Jobs>) -> CommandResult<Vec<Component
         ComponentHealth {
             component: "conditions".to_owned(),
             health: queue.conditions_health(),
+        },
+        ComponentHealth {
+            component: crate::awake::AWAKE_COMPONENT.to_owned(),
+            // The jobs named are the ones the window may read; others are counted.
+            health: jobs.keep_awake().health_of(|job| {
+                if job.local {
+                    scope.allows_local_kind(&job.kind)
+                } else {
+                    scope.allows_kind(&job.kind)
+                }
+            }),
         },
     ])
 }

@@ -1,0 +1,98 @@
+//! Keeping the machine awake through the plugin: a local kind the builder names, the
+//! `awake` component of `plugin_health` naming the jobs the window may read, and the
+//! event every window hears when the request is taken or let go.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use tauri_plugin_jobs::awake::{Inhibitor, KeepAwake};
+use tokio::sync::Notify;
+
+use super::*;
+
+#[derive(Clone, Default)]
+struct Counting(Arc<AtomicU32>);
+
+struct Open(Arc<AtomicU32>);
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl Inhibitor for Counting {
+    fn inhibit(&self, _why: &str) -> Result<Box<dyn Send>, String> {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        Ok(Box::new(Open(self.0.clone())))
+    }
+}
+
+fn awake_component(app: &App) -> Value {
+    let components = app.ui.invoke("plugin_health", json!({})).unwrap();
+    components
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["component"] == "awake")
+        .cloned()
+        .expect("an awake component")
+}
+
+#[test]
+fn a_local_kind_the_builder_names_keeps_the_machine_awake_and_health_says_so() {
+    let counting = Counting::default();
+    let awake = KeepAwake::new(counting.clone());
+    let go = Arc::new(Notify::new());
+    let release = go.clone();
+    let app = app_with(ALL, move |builder| {
+        builder
+            .local_kind("hold", move |_: u32, _ctx| {
+                let go = go.clone();
+                async move {
+                    go.notified().await;
+                    Ok(1)
+                }
+            })
+            .keep_awake("hold", "Holding on")
+            .keep_awake_with(awake.clone())
+            // The mock runtime's windows take the bar and show nothing.
+            .taskbar_progress(true)
+    });
+    assert_eq!(
+        awake_component(&app)["health"],
+        json!({"status": "healthy", "reason": null})
+    );
+    let events = app.ui.subscribe("main");
+    let id = app
+        .ui
+        .invoke("spawn_local", json!({"kind": "hold", "args": 1}))
+        .unwrap();
+    // Every window hears that the machine is kept awake (the event names no job).
+    events
+        .next_matching(|payload| {
+            let event = &payload["event"];
+            event["type"] == json!("pluginHealth")
+                && event["component"] == json!("awake")
+                && event["health"]["reason"] == json!("keeping the machine awake")
+        })
+        .expect("the keep-awake event");
+    assert_eq!(counting.0.load(Ordering::SeqCst), 1);
+    let reason = awake_component(&app)["health"]["reason"].clone();
+    assert_eq!(
+        reason,
+        json!(format!(
+            "keeping the machine awake for hold ({})",
+            id.as_str().unwrap()
+        ))
+    );
+    release.notify_waiters();
+    events
+        .next_matching(|payload| {
+            let event = &payload["event"];
+            event["type"] == json!("pluginHealth")
+                && event["component"] == json!("awake")
+                && event["health"]["reason"].is_null()
+        })
+        .expect("the let-go event");
+    assert_eq!(counting.0.load(Ordering::SeqCst), 0);
+}
