@@ -101,9 +101,15 @@ async fn a_kind_that_asks_keeps_the_machine_awake_exactly_while_its_jobs_run() {
             .keep_awake("Quick"),
     ];
     let runner = Runner::new(h.queue.clone(), handlers, settings(&awake)).unwrap();
+    // Told of every change the keep-awake thread acts on: a job joining or leaving.
+    let changes = Arc::new(AtomicU32::new(0));
+    let told = changes.clone();
+    awake.on_change(move |_| {
+        told.fetch_add(1, Ordering::SeqCst);
+    });
 
-    // A job that finishes in its first poll takes nothing; neither does a kind that
-    // did not ask.
+    // A job that finishes in its first poll takes nothing (not even a part let go at
+    // once: nothing changed); neither does a kind that did not ask.
     h.queue
         .enqueue("quick", &"ok", EnqueueOptions::new())
         .unwrap();
@@ -113,6 +119,7 @@ async fn a_kind_that_asks_keeps_the_machine_awake_exactly_while_its_jobs_run() {
     runner.dispatch().unwrap();
     assert!(awake.settle(SETTLE));
     assert_eq!(counting.taken.load(Ordering::SeqCst), 0);
+    assert_eq!(changes.load(Ordering::SeqCst), 0, "no job held it");
     assert_eq!(runner.running(), 1, "the other kind's job waits");
 
     // Three jobs of the kind: one request while any runs, whichever way each ends.

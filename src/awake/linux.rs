@@ -15,7 +15,7 @@ const CALL_TIMEOUT_MS: i32 = 5_000;
 pub(super) fn inhibit(inhibitor: &SystemInhibitor, why: &str) -> Result<Box<dyn Send>, String> {
     let connection = connect(inhibitor.system_bus.as_deref())?;
     let arguments = ("sleep", inhibitor.asker(), why, "block").to_variant();
-    let (_, fds) = connection
+    let (answer, fds) = connection
         .call_with_unix_fd_list_sync(
             Some("org.freedesktop.login1"),
             "/org/freedesktop/login1",
@@ -32,9 +32,14 @@ pub(super) fn inhibit(inhibitor: &SystemInhibitor, why: &str) -> Result<Box<dyn 
     if fds.length() < 1 {
         return Err("logind answered without a file descriptor".into());
     }
-    // `get` hands back a duplicate that is ours to close; the list closes its own.
+    // The answer names the descriptor by its place in the list. `get` hands back a
+    // duplicate that is ours to close; the list closes its own.
+    let index = answer
+        .try_child_value(0)
+        .and_then(|handle| handle.get::<gio::glib::variant::Handle>())
+        .map_or(0, |handle| handle.0);
     let fd = fds
-        .get(0)
+        .get(index)
         .map_err(|error| format!("logind's file descriptor: {}", error.message()))?;
     // SAFETY: a descriptor GIO just duplicated for us, owned by nothing else.
     let fd = unsafe { OwnedFd::from_raw_fd(fd) };

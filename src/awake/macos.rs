@@ -76,7 +76,12 @@ impl Drop for CfString {
 
 pub(super) fn inhibit(inhibitor: &SystemInhibitor, why: &str) -> Result<Box<dyn Send>, String> {
     let kind = CfString::new("PreventUserIdleSystemSleep")?;
-    let name = CfString::new(&format!("{}: {why}", inhibitor.asker()))?;
+    // Apple documents names of up to 128 characters.
+    let name: String = format!("{}: {why}", inhibitor.asker())
+        .chars()
+        .take(128)
+        .collect();
+    let name = CfString::new(&name)?;
     let mut id = 0u32;
     // SAFETY: two valid strings the call retains as it needs; `id` is written.
     let code = unsafe { IOPMAssertionCreateWithName(kind.0, LEVEL_ON, name.0, &mut id) };

@@ -4,12 +4,16 @@
 //! local kind (`Builder::keep_awake_local_kind`) asks that the system not sleep on its
 //! idle timer while one of its jobs runs. The process then holds one request with the
 //! system (an [`Inhibitor`]): taken when the first such job starts waiting on
-//! something (a job that finishes within its first poll never takes one), let go when
+//! something (a durable job that finishes within its first poll never takes one), let go when
 //! the last one ends, however it ends (success, failure, a panic, a cancel, a lost
 //! lease, the runner stopping: the [`AwakeGuard`] each job holds is dropped with its
 //! future). The system's own release when a process exits is the backstop: every form
 //! of the request belongs to the process (a file descriptor on Linux, a handle on
 //! Windows, an assertion of the task on macOS), so none outlives a crash.
+//!
+//! A local job takes its part when it starts (its body is spawned, not polled first).
+//! The system is told the reason of the first job that held the request when it was
+//! taken; it is not told again while the request stays.
 //!
 //! The display may still sleep, and a user's own suspend is not the idle timer: see
 //! [`SystemInhibitor`] for what each system does. Where no request can be taken (no
@@ -21,6 +25,7 @@
 //! notification.
 
 use std::collections::BTreeMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -255,8 +260,9 @@ impl KeepAwake {
         status_of(&lock(&self.owner.shared.state))
     }
 
-    /// Calls `listener` (on the [`KeepAwake`]'s thread) each time the request is
-    /// taken or let go, or cannot be taken; replaces the one before. The plugin
+    /// Calls `listener` (on the [`KeepAwake`]'s thread) after each change it acted on:
+    /// the request taken or let go or refused, or a job joining or leaving it;
+    /// replaces the one before. It runs after [`settle`](KeepAwake::settle) returns. The plugin
     /// publishes a [`PluginHealth`](crate::bus::PluginHealth) event of component
     /// [`AWAKE_COMPONENT`] from it.
     pub fn on_change(&self, listener: impl Fn(&AwakeStatus) + Send + Sync + 'static) {
@@ -372,7 +378,16 @@ fn keep(shared: &Shared) {
         if wanted && held.is_none() {
             let reason = why(&state.holders);
             drop(state);
-            let taken = shared.inhibitor.inhibit(&reason);
+            // An inhibitor that panics (the trait is the app's to implement) is a
+            // request refused, never the end of this thread.
+            let taken =
+                std::panic::catch_unwind(AssertUnwindSafe(|| shared.inhibitor.inhibit(&reason)))
+                    .unwrap_or_else(|panic| {
+                        Err(format!(
+                            "the inhibitor panicked: {}",
+                            crate::panics::panic_message(&*panic)
+                        ))
+                    });
             state = lock(&shared.state);
             match taken {
                 Ok(request) => {
@@ -391,22 +406,26 @@ fn keep(shared: &Shared) {
             }
         } else if !wanted && held.is_some() {
             drop(state);
-            drop(held.take());
+            let request = held.take();
+            if std::panic::catch_unwind(AssertUnwindSafe(|| drop(request))).is_err() {
+                tracing::warn!("letting go of the keep-awake request panicked");
+            }
             tracing::debug!("the machine may sleep again");
             state = lock(&shared.state);
         }
-        let before = (state.held, state.error.is_some());
         state.held = held.is_some();
         state.acted = version;
-        let changed = before != (state.held, state.error.is_some());
-        if changed {
-            let status = status_of(&state);
-            let listener = lock(&shared.listener).clone();
-            if let Some(listener) = listener {
-                drop(state);
-                listener(&status);
-                state = lock(&shared.state);
+        // Told of every change: the request, or the jobs that hold it.
+        let status = status_of(&state);
+        let listener = lock(&shared.listener).clone();
+        if let Some(listener) = listener {
+            drop(state);
+            // A listener that panics is the app's bug, never the end of this thread.
+            let told = std::panic::catch_unwind(AssertUnwindSafe(|| listener(&status)));
+            if told.is_err() {
+                tracing::warn!("a keep-awake listener panicked");
             }
+            state = lock(&shared.state);
         }
         shared.changed.notify_all();
         if state.stop && held.is_none() {

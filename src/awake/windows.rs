@@ -14,13 +14,15 @@ use std::ffi::c_void;
 use super::SystemInhibitor;
 
 /// `REASON_CONTEXT` with its simple string: the union is as wide as its larger
-/// member (a module handle, two counts and a pointer).
+/// member (a module handle, two counts and a pointer): the string in the handle's
+/// place, then room for the rest (24 bytes on 64-bit, 16 on 32-bit).
 #[repr(C)]
 struct ReasonContext {
     version: u32,
     flags: u32,
     simple_reason: *const u16,
-    _rest_of_union: [usize; 2],
+    _counts: [u32; 2],
+    _strings: *const c_void,
 }
 
 /// `POWER_REQUEST_CONTEXT_VERSION`.
@@ -87,7 +89,8 @@ pub(super) fn inhibit(inhibitor: &SystemInhibitor, why: &str) -> Result<Box<dyn 
         version: CONTEXT_VERSION,
         flags: SIMPLE_STRING,
         simple_reason: wide.as_ptr(),
-        _rest_of_union: [0; 2],
+        _counts: [0; 2],
+        _strings: std::ptr::null(),
     };
     // SAFETY: the context and its string outlive the call, which copies the string.
     let handle = unsafe { PowerCreateRequest(&context) };

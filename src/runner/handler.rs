@@ -394,10 +394,10 @@ impl Handler {
 
     /// Asks that the system not sleep on its idle timer while a job of this kind runs
     /// (an overnight import, a large download); `reason` is what the system may show
-    /// ("Importing mailboxes"). The process holds one request with the system while
-    /// any such job runs, and lets go when the last one ends, however it ends (see
-    /// [`KeepAwake`](crate::awake::KeepAwake)); a job that finishes within its first
-    /// poll takes none. The display may still sleep. `config.toml`'s
+    /// ("Importing mailboxes"; the first job's, when the request is taken). The process
+    /// holds one request with the system while any such job runs, and lets go when
+    /// the last one ends, however it ends (see [`KeepAwake`](crate::awake::KeepAwake));
+    /// a job that finishes within its first poll takes none. The display may still sleep. `config.toml`'s
     /// `[jobs.keep_awake]` turns it off (or on) per kind: the user's choice wins.
     pub fn keep_awake(mut self, reason: impl Into<String>) -> Self {
         self.keep_awake = Some(reason.into());

@@ -96,3 +96,48 @@ fn a_local_kind_the_builder_names_keeps_the_machine_awake_and_health_says_so() {
         .expect("the let-go event");
     assert_eq!(counting.0.load(Ordering::SeqCst), 0);
 }
+
+#[test]
+fn the_awake_health_names_only_the_jobs_the_window_may_read() {
+    let counting = Counting::default();
+    let awake = KeepAwake::new(counting.clone());
+    let go = Arc::new(Notify::new());
+    let release = go.clone();
+    let plugin = tauri_plugin_jobs::Builder::new()
+        .local_kind("hold", move |_: u32, _ctx| {
+            let go = go.clone();
+            async move {
+                go.notified().await;
+                Ok(1)
+            }
+        })
+        .keep_awake("hold", "Holding on")
+        .keep_awake_with(awake.clone());
+    // Every command over everything, but local jobs readable only of kind `other`.
+    let permissions: Vec<Value> = ALL
+        .iter()
+        .map(|command| {
+            let allow = if *command == "get_local_job" {
+                json!([{ "localKind": "other" }])
+            } else {
+                everything()
+            };
+            json!({ "identifier": format!("jobs:allow-{}", command.replace('_', "-")), "allow": allow })
+        })
+        .collect();
+    let ui = MockApp::new(plugin, json!(permissions));
+    ui.invoke("spawn_local", json!({"kind": "hold", "args": 1}))
+        .unwrap();
+    assert!(awake.settle(Duration::from_secs(10)));
+    let components = ui.invoke("plugin_health", json!({})).unwrap();
+    let reason = components
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["component"] == "awake")
+        .unwrap()["health"]["reason"]
+        .clone();
+    assert_eq!(reason, json!("keeping the machine awake for 1 other job"));
+    release.notify_waiters();
+    assert!(awake.settle(Duration::from_secs(10)));
+}

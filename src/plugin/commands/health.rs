@@ -1,7 +1,8 @@
 //! The health of the plugin's own components, for a page that says what is wrong
 //! (a `config.toml` the plugin refused, a damaged `raw.db`): not sync targets, whose
 //! health `sync_status` gives within the window's scope. These name no target, and
-//! only `awake` names jobs: those of kinds in the window's scope (others it counts);
+//! only `awake` names jobs: those the window may read (`get_job`, `get_local_job`;
+//! others it counts);
 //! files are named by their names, not their paths (which would say the user's name).
 
 use tauri::State;
@@ -9,7 +10,7 @@ use tauri::State;
 use super::CommandResult;
 use crate::plugin::builder::CONFIG_COMPONENT;
 use crate::plugin::models::ComponentHealth;
-use crate::plugin::scope::Scope;
+use crate::plugin::scope::{ReadScopes, Scope};
 use crate::plugin::Jobs;
 
 /// How the plugin's own components are doing: `config`, `raw.db`, `conditions` and
@@ -19,7 +20,7 @@ use crate::plugin::Jobs;
 #[cfg_attr(feature = "specta", specta::specta)]
 pub async fn plugin_health(
     jobs: State<'_, Jobs>,
-    scope: Scope,
+    reads: ReadScopes,
 ) -> CommandResult<Vec<ComponentHealth>> {
     let queue = jobs.queue();
     Ok(vec![
@@ -41,13 +42,15 @@ pub async fn plugin_health(
         },
         ComponentHealth {
             component: crate::awake::AWAKE_COMPONENT.to_owned(),
-            // The jobs named are the ones the window may read; others are counted.
+            // The jobs named are the ones the window may read (through `get_job` and
+            // `get_local_job`); others are counted.
             health: jobs.keep_awake().health_of(|job| {
-                if job.local {
-                    scope.allows_local_kind(&job.kind)
+                let (scope, allows): (_, fn(&Scope, &str) -> bool) = if job.local {
+                    (&reads.local_jobs, Scope::allows_local_kind)
                 } else {
-                    scope.allows_kind(&job.kind)
-                }
+                    (&reads.jobs, Scope::allows_kind)
+                };
+                scope.as_ref().is_some_and(|scope| allows(scope, &job.kind))
             }),
         },
     ])
