@@ -302,9 +302,7 @@ impl KeepAwake {
         let shared = &self.owner.shared;
         let deadline = Instant::now() + timeout;
         let mut state = lock(&shared.state);
-        while state.acted != state.version
-            || (state.thread && state.holders.is_empty() && state.held)
-        {
+        while state.acted != state.version {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return false;

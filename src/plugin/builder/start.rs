@@ -67,17 +67,9 @@ impl Builder {
         {
             let (bus, clock) = (bus.clone(), opened.queue.clock().clone());
             awake.on_change(move |status| {
-                let health = match (&status.error, status.held) {
-                    (Some(_), _) => KeepAwake::health_without_jobs(status),
-                    (None, true) => crate::model::Health {
-                        reason: Some("keeping the machine awake".to_owned()),
-                        ..crate::model::Health::healthy()
-                    },
-                    (None, false) => crate::model::Health::healthy(),
-                };
                 bus.publish(crate::bus::PluginHealth {
                     component: crate::awake::AWAKE_COMPONENT.to_owned(),
-                    health,
+                    health: KeepAwake::health_without_jobs(status),
                     at: clock.now(),
                 });
             });

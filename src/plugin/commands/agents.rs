@@ -142,10 +142,7 @@ pub async fn agent_complete(
 ) -> CommandResult<AgentFinished> {
     agents_own(&lease)?;
     let result = (!result.is_null()).then_some(result);
-    let queue = jobs.queue.clone();
-    blocking(move || queue.finish_within(&lease, Outcome::Succeeded(result), scope.kinds()))
-        .await
-        .map(AgentFinished::from)
+    finish(&jobs, scope, lease, Outcome::Succeeded(result)).await
 }
 
 /// Records an agent's failed attempt.
@@ -164,10 +161,7 @@ pub async fn agent_fail(
     } else {
         JobFailure::retryable(error)
     };
-    let queue = jobs.queue.clone();
-    blocking(move || queue.finish_within(&lease, Outcome::Failed(failure), scope.kinds()))
-        .await
-        .map(AgentFinished::from)
+    finish(&jobs, scope, lease, Outcome::Failed(failure)).await
 }
 
 /// Defers an agent's attempt without failing it: offline (the kind waits for the
@@ -202,8 +196,19 @@ pub async fn agent_defer(
             reason,
         },
     };
+    finish(&jobs, scope, lease, Outcome::Deferred(deferral)).await
+}
+
+/// Writes an agent's outcome for `lease`, its kind checked against the window's scope
+/// in the transaction that writes.
+async fn finish(
+    jobs: &Jobs,
+    scope: Scope,
+    lease: Lease,
+    outcome: Outcome,
+) -> CommandResult<AgentFinished> {
     let queue = jobs.queue.clone();
-    blocking(move || queue.finish_within(&lease, Outcome::Deferred(deferral), scope.kinds()))
+    blocking(move || queue.finish_within(&lease, outcome, scope.kinds()))
         .await
         .map(AgentFinished::from)
 }
