@@ -21,7 +21,7 @@ use tauri_plugin_jobs::bus::EventBus;
 use tauri_plugin_jobs::local::{BoxError, LocalJobContext, LocalJobs};
 use tauri_plugin_jobs::queue::{EnqueueOptions, JobStatus};
 use tauri_plugin_jobs::runner::{Handler, JobContext, JobError, Runner, RunnerSettings};
-use tokio::sync::Notify;
+use tokio::sync::Semaphore;
 
 const SETTLE: Duration = Duration::from_secs(10);
 
@@ -57,12 +57,14 @@ impl Counting {
 }
 
 /// A handler that waits for `go` (so it runs until the test says), then does what
-/// its payload says: `ok`, `fail` or `panic`.
-fn waiting(kind: &str, go: Arc<Notify>) -> Handler {
+/// its payload says: `ok`, `fail` or `panic`. `go` has no permits: the test closes it,
+/// which lets every job through, one that had not come to wait yet included (telling
+/// a `Notify`'s waiters would miss that one and leave the test waiting for ever).
+fn waiting(kind: &str, go: Arc<Semaphore>) -> Handler {
     Handler::new(kind, move |what: String, _ctx: JobContext| {
         let go = go.clone();
         async move {
-            go.notified().await;
+            let _ = go.acquire().await;
             match what.as_str() {
                 "fail" => Err(JobError::permanent("it failed")),
                 "panic" => panic!("the handler panicked"),
@@ -93,7 +95,7 @@ async fn a_kind_that_asks_keeps_the_machine_awake_exactly_while_its_jobs_run() {
     let h = Harness::new();
     let counting = Counting::default();
     let awake = KeepAwake::new(counting.clone());
-    let go = Arc::new(Notify::new());
+    let go = Arc::new(Semaphore::new(0));
     let handlers = vec![
         waiting("import", go.clone()).keep_awake("Importing mailboxes"),
         waiting("other", go.clone()),
@@ -147,7 +149,7 @@ async fn a_kind_that_asks_keeps_the_machine_awake_exactly_while_its_jobs_run() {
         let runner = runner.clone();
         async move { runner.drain().await.unwrap() }
     });
-    go.notify_waiters();
+    go.close();
     let ran = draining.await.unwrap();
     assert!(ran.len() >= 4, "{ran:?}");
     assert!(awake.settle(SETTLE));
@@ -161,7 +163,7 @@ async fn a_cancelled_job_lets_go_and_the_users_config_wins() {
     let h = Harness::new();
     let counting = Counting::default();
     let awake = KeepAwake::new(counting.clone());
-    let go = Arc::new(Notify::new());
+    let go = Arc::new(Semaphore::new(0));
     let handlers = vec![
         waiting("import", go.clone()).keep_awake("Importing"),
         waiting("export", go.clone()).keep_awake("Exporting"),
@@ -216,7 +218,7 @@ async fn a_cancelled_job_lets_go_and_the_users_config_wins() {
         let runner = runner.clone();
         async move { runner.drain().await.unwrap() }
     });
-    go.notify_waiters();
+    go.close();
     draining.await.unwrap();
     assert_eq!(
         h.queue.get(export).unwrap().unwrap().status,
@@ -229,7 +231,7 @@ async fn a_stopped_runner_lets_go_of_its_jobs_request() {
     let h = Harness::new();
     let counting = Counting::default();
     let awake = KeepAwake::new(counting.clone());
-    let go = Arc::new(Notify::new());
+    let go = Arc::new(Semaphore::new(0));
     let handlers = vec![waiting("import", go.clone()).keep_awake("Importing")];
     let runner = Runner::new(h.queue.clone(), handlers, settings(&awake)).unwrap();
     runner.start();
@@ -252,10 +254,10 @@ async fn local_jobs_of_a_kind_that_asks_keep_the_machine_awake() {
         awake.clone(),
         [("render".to_owned(), Some("Rendering".to_owned()))]
     ));
-    let go = Arc::new(Notify::new());
-    let waiting = |go: Arc<Notify>, panics: bool| {
+    let go = Arc::new(Semaphore::new(0));
+    let waiting = |go: Arc<Semaphore>, panics: bool| {
         move |_ctx: LocalJobContext| async move {
-            go.notified().await;
+            let _ = go.acquire().await;
             if panics {
                 panic!("the body panicked");
             }
@@ -273,7 +275,7 @@ async fn local_jobs_of_a_kind_that_asks_keep_the_machine_awake() {
         .jobs
         .iter()
         .all(|job| job.local && job.kind == "render"));
-    go.notify_waiters();
+    go.close();
     assert!(first.wait().await.is_ok());
     assert!(second.wait().await.is_err(), "a panic ends it too");
     assert!(other.wait().await.is_ok());

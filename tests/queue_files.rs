@@ -398,3 +398,57 @@ fn raw_db_in_a_directory_with_spaces_and_non_ascii_characters() {
         assert!(err.to_string().contains("missing dir"), "{err}");
     }
 }
+
+/// What another connection's checkpoint leaves in the main file for a moment: it
+/// writes the log's pages into the file in page order, so page 1 (whose header gives
+/// the database's size) is new while the pages past the file's old end are not yet
+/// written. A look at the main file alone then finds a header promising more pages
+/// than the file has, which SQLite calls malformed; through the log it is whole.
+#[test]
+fn an_open_in_the_middle_of_another_connections_checkpoint_is_not_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = dir.path().join("raw.db");
+    made_db(&original);
+    let writer = rusqlite::Connection::open(&original).unwrap();
+    writer
+        .execute_batch("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;")
+        .unwrap();
+    for key in 0..200 {
+        writer
+            .execute(
+                "INSERT INTO kv (key, value, updated_at) VALUES (?1, ?2, 0)",
+                rusqlite::params![format!("filler.{key}"), "x".repeat(6000)],
+            )
+            .unwrap();
+    }
+    // A copy of the file and its log as they are while the writer is open (the
+    // writer's own file is left alone: a copy cannot drop its locks).
+    let path = dir.path().join("copy").join("raw.db");
+    std::fs::create_dir(path.parent().unwrap()).unwrap();
+    let mut main = bytes(&original);
+    let wal = bytes(&original.with_extension("db-wal"));
+    drop(writer);
+    // The newest page 1 in the log, written over the main file's: the first write a
+    // checkpoint makes.
+    let page_size = u32::from_be_bytes(wal[8..12].try_into().unwrap()) as usize;
+    let frames = wal[32..].chunks_exact(24 + page_size);
+    let page_one = frames
+        .rev()
+        .find(|frame| u32::from_be_bytes(frame[0..4].try_into().unwrap()) == 1)
+        .expect("the inserts changed page 1");
+    main[..page_size].copy_from_slice(&page_one[24..]);
+    let promised = u32::from_be_bytes(main[28..32].try_into().unwrap()) as usize;
+    assert!(
+        promised * page_size > main.len(),
+        "the header runs past the file"
+    );
+    std::fs::write(&path, &main).unwrap();
+    std::fs::write(path.with_extension("db-wal"), &wal).unwrap();
+
+    let queue = Queue::open(&path, QueueOptions::new()).unwrap();
+    assert_eq!(
+        queue.counts().unwrap().len(),
+        1,
+        "the job made before is there"
+    );
+}

@@ -23,18 +23,20 @@ use tauri_plugin_jobs::sync::testing::SyncHarness;
 use tauri_plugin_jobs::sync::{
     SyncContext, SyncError, SyncPolicy, SyncResult, SyncSource, SyncTarget, Trigger, WAKE_SPREAD,
 };
-use tokio::sync::Notify;
+use tokio::sync::Semaphore;
 
 const SEC: Duration = Duration::from_secs(1);
 const TWO_HOURS: Duration = Duration::from_secs(7200);
 
-/// A handler that counts its runs and holds each until `gate` lets it go.
-fn held(runs: Arc<AtomicU32>, gate: Arc<Notify>) -> Handler {
+/// A handler that counts its runs and holds each until `gate` lets it go: the test
+/// closes `gate` (no permits), which lets through a run that has counted itself but
+/// not yet come to wait.
+fn held(runs: Arc<AtomicU32>, gate: Arc<Semaphore>) -> Handler {
     Handler::new("k", move |_: Value, _ctx: JobContext| {
         let (runs, gate) = (runs.clone(), gate.clone());
         async move {
             runs.fetch_add(1, Ordering::SeqCst);
-            gate.notified().await;
+            let _ = gate.acquire().await;
             Ok(())
         }
     })
@@ -58,7 +60,7 @@ async fn until(what: &str, check: impl Fn() -> bool) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_job_running_when_the_lid_closed_runs_once_and_its_outcome_is_recorded() {
     let h = Harness::new();
-    let (runs, gate) = (Arc::new(AtomicU32::new(0)), Arc::new(Notify::new()));
+    let (runs, gate) = (Arc::new(AtomicU32::new(0)), Arc::new(Semaphore::new(0)));
     let here = runner(h.queue.clone(), held(runs.clone(), gate.clone()), "here");
     let there = runner(h.second_queue(), held(runs.clone(), gate.clone()), "there");
     // Both processes have looked at the clock before the sleep.
@@ -82,7 +84,7 @@ async fn a_job_running_when_the_lid_closed_runs_once_and_its_outcome_is_recorded
     assert_eq!(job.status, JobStatus::Running);
     assert_eq!(job.lease_owner.as_deref(), Some("here"));
 
-    gate.notify_waiters();
+    gate.close();
     here.drain().await.unwrap();
     assert_eq!(runs.load(Ordering::SeqCst), 1, "it ran once");
     let job = h.queue.get(id).unwrap().unwrap();
@@ -97,7 +99,7 @@ async fn a_job_running_when_the_lid_closed_runs_once_and_its_outcome_is_recorded
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_holder_that_died_in_its_sleep_is_reclaimed_after_one_renewal_period() {
     let h = Harness::new();
-    let (runs, gate) = (Arc::new(AtomicU32::new(0)), Arc::new(Notify::new()));
+    let (runs, gate) = (Arc::new(AtomicU32::new(0)), Arc::new(Semaphore::new(0)));
     let there = runner(h.second_queue(), held(runs.clone(), gate.clone()), "there");
     assert_eq!(there.dispatch().unwrap(), 0);
     let id = h.queue.enqueue("k", &1, EnqueueOptions::new()).unwrap().id;
@@ -123,7 +125,7 @@ async fn a_holder_that_died_in_its_sleep_is_reclaimed_after_one_renewal_period()
         "nobody renewed: reclaimed and run"
     );
     until("the handler runs", || runs.load(Ordering::SeqCst) == 1).await;
-    gate.notify_waiters();
+    gate.close();
     there.drain().await.unwrap();
     assert_eq!(
         h.queue.get(id).unwrap().unwrap().status,
@@ -134,7 +136,7 @@ async fn a_holder_that_died_in_its_sleep_is_reclaimed_after_one_renewal_period()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_time_limit_counts_awake_time_and_a_backoff_wall_time() {
     let h = Harness::new();
-    let (runs, gate) = (Arc::new(AtomicU32::new(0)), Arc::new(Notify::new()));
+    let (runs, gate) = (Arc::new(AtomicU32::new(0)), Arc::new(Semaphore::new(0)));
     let limited = held(runs.clone(), gate.clone()).timeout(Duration::from_secs(60));
     let here = runner(h.queue.clone(), limited, "here");
     let id = h.queue.enqueue("k", &1, EnqueueOptions::new()).unwrap().id;
@@ -143,7 +145,7 @@ async fn a_time_limit_counts_awake_time_and_a_backoff_wall_time() {
     // Two hours of wall clock, no awake time: a 60 s limit has not run out.
     h.clock.suspend(TWO_HOURS);
     here.maintain().unwrap();
-    gate.notify_waiters();
+    gate.close();
     here.drain().await.unwrap();
     assert_eq!(
         h.queue.get(id).unwrap().unwrap().status,
@@ -253,7 +255,7 @@ async fn targets_due_together_after_a_wake_start_spread_out() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_backlog_after_a_wake_starts_no_more_jobs_than_the_runner_has_slots() {
     let h = Harness::new();
-    let (runs, gate) = (Arc::new(AtomicU32::new(0)), Arc::new(Notify::new()));
+    let (runs, gate) = (Arc::new(AtomicU32::new(0)), Arc::new(Semaphore::new(0)));
     let here = runner(h.queue.clone(), held(runs.clone(), gate.clone()), "here");
     for n in 0..50 {
         h.queue.enqueue("k", &n, EnqueueOptions::new()).unwrap();
@@ -261,6 +263,6 @@ async fn a_backlog_after_a_wake_starts_no_more_jobs_than_the_runner_has_slots() 
     h.clock.suspend(TWO_HOURS);
     assert_eq!(here.dispatch().unwrap(), 4, "the default four workers");
     assert_eq!(here.dispatch().unwrap(), 0);
-    gate.notify_waiters();
+    gate.close();
     drop(here);
 }

@@ -9,6 +9,7 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
+use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 
@@ -18,6 +19,9 @@ use crate::error::{Error, Result};
 
 /// The `application_id` in the header of every `raw.db` of ours: "JOBS" in ASCII.
 pub(crate) const APPLICATION_ID: i32 = 0x4A4F_4253;
+
+/// How long a look through the write-ahead log waits for SQLite's locks.
+const LOOK_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The smallest SQLite database: one page of the smallest page size.
 const MIN_DATABASE_LEN: u64 = 512;
@@ -70,9 +74,21 @@ pub(crate) fn inspect(path: &Path) -> Result<Found> {
             path: path.to_owned(),
         });
     }
-    let found = look(path, true, Some(len))?;
+    let found = match look(path, true, Some(len)) {
+        // The main file alone is malformed while a write-ahead log holds commits:
+        // another connection may be in the middle of a checkpoint, which writes the
+        // log's pages into the file in page order (page 1, whose header gives the
+        // database's size, before the pages past the file's old end). Look again
+        // through the log, under SQLite's locks: a file that is damaged is damaged
+        // there too. (A cut-short file is refused again by the same check.)
+        Err(Error::Corrupt { .. }) if wal_has_frames(path) => {
+            return look(path, false, Some(len));
+        }
+        found => found?,
+    };
     // The main file alone looks empty, but a write-ahead log holds commits: look
-    // again through the log. (Only here can the look touch the `-shm` index.)
+    // again through the log. (Only here and above can the look touch the `-shm`
+    // index, and only of a file whose log holds commits.)
     if found == Found::Empty && wal_has_frames(path) {
         return look(path, false, None);
     }
@@ -90,6 +106,12 @@ fn look(path: &Path, immutable: bool, len: Option<u64>) -> Result<Found> {
         | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(uri(path, immutable), flags)
         .map_err(|error| at_open(path, error))?;
+    if !immutable {
+        // Through the log, a reader may wait for a moment behind another process
+        // that is recovering it.
+        conn.busy_timeout(LOOK_BUSY_TIMEOUT)
+            .map_err(|error| at_open(path, error))?;
+    }
     let read = |sql: &str| -> Result<i64> {
         conn.query_row(sql, [], |row| row.get(0))
             .map_err(|error| at_open(path, error))

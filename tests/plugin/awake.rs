@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use tauri_plugin_jobs::awake::{Inhibitor, KeepAwake};
-use tokio::sync::Notify;
+use tokio::sync::Semaphore;
 
 use super::*;
 
@@ -42,14 +42,15 @@ fn awake_component(app: &App) -> Value {
 fn a_local_kind_the_builder_names_keeps_the_machine_awake_and_health_says_so() {
     let counting = Counting::default();
     let awake = KeepAwake::new(counting.clone());
-    let go = Arc::new(Notify::new());
+    // Closed to let the job end (whether or not it waits yet).
+    let go = Arc::new(Semaphore::new(0));
     let release = go.clone();
     let app = app_with(ALL, move |builder| {
         builder
             .local_kind("hold", move |_: u32, _ctx| {
                 let go = go.clone();
                 async move {
-                    go.notified().await;
+                    let _ = go.acquire().await;
                     Ok(1)
                 }
             })
@@ -85,7 +86,7 @@ fn a_local_kind_the_builder_names_keeps_the_machine_awake_and_health_says_so() {
             id.as_str().unwrap()
         ))
     );
-    release.notify_waiters();
+    release.close();
     events
         .next_matching(|payload| {
             let event = &payload["event"];
@@ -101,13 +102,13 @@ fn a_local_kind_the_builder_names_keeps_the_machine_awake_and_health_says_so() {
 fn the_awake_health_names_only_the_jobs_the_window_may_read() {
     let counting = Counting::default();
     let awake = KeepAwake::new(counting.clone());
-    let go = Arc::new(Notify::new());
+    let go = Arc::new(Semaphore::new(0));
     let release = go.clone();
     let plugin = tauri_plugin_jobs::Builder::new()
         .local_kind("hold", move |_: u32, _ctx| {
             let go = go.clone();
             async move {
-                go.notified().await;
+                let _ = go.acquire().await;
                 Ok(1)
             }
         })
@@ -138,6 +139,6 @@ fn the_awake_health_names_only_the_jobs_the_window_may_read() {
         .unwrap()["health"]["reason"]
         .clone();
     assert_eq!(reason, json!("keeping the machine awake for 1 other job"));
-    release.notify_waiters();
+    release.close();
     assert!(awake.settle(Duration::from_secs(10)));
 }
