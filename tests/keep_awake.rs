@@ -6,17 +6,20 @@
 
 mod common;
 
+#[path = "support/counting.rs"]
+mod counting;
 #[cfg(target_os = "linux")]
 #[path = "keep_awake/linux.rs"]
 mod linux;
 
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use common::Harness;
+use counting::Counting;
 use serde_json::json;
-use tauri_plugin_jobs::awake::{Inhibitor, KeepAwake};
+use tauri_plugin_jobs::awake::KeepAwake;
 use tauri_plugin_jobs::bus::EventBus;
 use tauri_plugin_jobs::local::{BoxError, LocalJobContext, LocalJobs};
 use tauri_plugin_jobs::queue::{EnqueueOptions, JobStatus};
@@ -24,37 +27,6 @@ use tauri_plugin_jobs::runner::{Handler, JobContext, JobError, Runner, RunnerSet
 use tokio::sync::Semaphore;
 
 const SETTLE: Duration = Duration::from_secs(10);
-
-/// Counts the requests open and every reason given.
-#[derive(Clone, Default)]
-struct Counting {
-    open: Arc<AtomicU32>,
-    taken: Arc<AtomicU32>,
-    reasons: Arc<Mutex<Vec<String>>>,
-}
-
-struct Open(Arc<AtomicU32>);
-
-impl Drop for Open {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-impl Inhibitor for Counting {
-    fn inhibit(&self, why: &str) -> Result<Box<dyn Send>, String> {
-        self.open.fetch_add(1, Ordering::SeqCst);
-        self.taken.fetch_add(1, Ordering::SeqCst);
-        self.reasons.lock().unwrap().push(why.to_owned());
-        Ok(Box::new(Open(self.open.clone())))
-    }
-}
-
-impl Counting {
-    fn open(&self) -> u32 {
-        self.open.load(Ordering::SeqCst)
-    }
-}
 
 /// A handler that waits for `go` (so it runs until the test says), then does what
 /// its payload says: `ok`, `fail` or `panic`. `go` has no permits: the test closes it,
@@ -120,7 +92,7 @@ async fn a_kind_that_asks_keeps_the_machine_awake_exactly_while_its_jobs_run() {
         .unwrap();
     runner.dispatch().unwrap();
     assert!(awake.settle(SETTLE));
-    assert_eq!(counting.taken.load(Ordering::SeqCst), 0);
+    assert_eq!(counting.taken(), 0);
     assert_eq!(changes.load(Ordering::SeqCst), 0, "no job held it");
     assert_eq!(runner.running(), 1, "the other kind's job waits");
 
@@ -142,7 +114,7 @@ async fn a_kind_that_asks_keeps_the_machine_awake_exactly_while_its_jobs_run() {
         .all(|job| job.kind == "import" && !job.local));
     // The first job's reason ("(and 2 more)" when the others had started by the
     // time the request was taken).
-    let reasons = counting.reasons.lock().unwrap().clone();
+    let reasons = counting.reasons();
     assert_eq!(reasons.len(), 1);
     assert!(reasons[0].starts_with("Importing mailboxes"), "{reasons:?}");
     let draining = tokio::spawn({
@@ -155,7 +127,7 @@ async fn a_kind_that_asks_keeps_the_machine_awake_exactly_while_its_jobs_run() {
     assert!(awake.settle(SETTLE));
     assert_eq!(counting.open(), 0, "let go when the last one ended");
     assert!(!awake.status().held);
-    assert_eq!(counting.taken.load(Ordering::SeqCst), 1);
+    assert_eq!(counting.taken(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -182,7 +154,7 @@ async fn a_cancelled_job_lets_go_and_the_users_config_wins() {
         .id;
     runner.dispatch().unwrap();
     assert!(awake.settle(SETTLE));
-    assert_eq!(counting.taken.load(Ordering::SeqCst), 0, "off for export");
+    assert_eq!(counting.taken(), 0, "off for export");
     let backup = h
         .queue
         .enqueue("backup", &"ok", EnqueueOptions::new())
@@ -191,7 +163,7 @@ async fn a_cancelled_job_lets_go_and_the_users_config_wins() {
     runner.dispatch().unwrap();
     assert!(awake.settle(SETTLE));
     assert_eq!(counting.open(), 1, "on for backup");
-    assert_eq!(counting.reasons.lock().unwrap()[0], "Running backup");
+    assert_eq!(counting.reasons()[0], "Running backup");
 
     // Cancelled while it runs: the handler is interrupted and the request goes.
     let import = h
@@ -281,7 +253,7 @@ async fn local_jobs_of_a_kind_that_asks_keep_the_machine_awake() {
     assert!(other.wait().await.is_ok());
     assert!(awake.settle(SETTLE));
     assert_eq!(counting.open(), 0);
-    assert!(counting.reasons.lock().unwrap()[0].starts_with("Rendering"));
+    assert!(counting.reasons()[0].starts_with("Rendering"));
 }
 
 /// Windows: a power request is made and let go without an error. Wine lacks power

@@ -1,5 +1,6 @@
 //! Opening `raw.db`: foreign, damaged and newer files are refused and left untouched.
 
+use std::collections::HashSet;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -404,10 +405,9 @@ fn raw_db_in_a_directory_with_spaces_and_non_ascii_characters() {
 /// the database's size) is new while the pages past the file's old end are not yet
 /// written. A look at the main file alone then finds a header promising more pages
 /// than the file has, which SQLite calls malformed; through the log it is whole.
-#[test]
-fn an_open_in_the_middle_of_another_connections_checkpoint_is_not_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let original = dir.path().join("raw.db");
+/// Returns the path of such a file (beside its log) and the pages the log holds.
+fn caught_mid_checkpoint(dir: &Path) -> (std::path::PathBuf, HashSet<u32>) {
+    let original = dir.join("raw.db");
     made_db(&original);
     let writer = rusqlite::Connection::open(&original).unwrap();
     writer
@@ -423,7 +423,7 @@ fn an_open_in_the_middle_of_another_connections_checkpoint_is_not_refused() {
     }
     // A copy of the file and its log as they are while the writer is open (the
     // writer's own file is left alone: a copy cannot drop its locks).
-    let path = dir.path().join("copy").join("raw.db");
+    let path = dir.join("copy").join("raw.db");
     std::fs::create_dir(path.parent().unwrap()).unwrap();
     let mut main = bytes(&original);
     let wal = bytes(&original.with_extension("db-wal"));
@@ -431,10 +431,11 @@ fn an_open_in_the_middle_of_another_connections_checkpoint_is_not_refused() {
     // The newest page 1 in the log, written over the main file's: the first write a
     // checkpoint makes.
     let page_size = u32::from_be_bytes(wal[8..12].try_into().unwrap()) as usize;
-    let frames = wal[32..].chunks_exact(24 + page_size);
+    let page_of = |frame: &[u8]| u32::from_be_bytes(frame[0..4].try_into().unwrap());
+    let mut frames = wal[32..].chunks_exact(24 + page_size);
+    let in_log = frames.clone().map(page_of).collect();
     let page_one = frames
-        .rev()
-        .find(|frame| u32::from_be_bytes(frame[0..4].try_into().unwrap()) == 1)
+        .rfind(|frame| page_of(frame) == 1)
         .expect("the inserts changed page 1");
     main[..page_size].copy_from_slice(&page_one[24..]);
     let promised = u32::from_be_bytes(main[28..32].try_into().unwrap()) as usize;
@@ -444,11 +445,41 @@ fn an_open_in_the_middle_of_another_connections_checkpoint_is_not_refused() {
     );
     std::fs::write(&path, &main).unwrap();
     std::fs::write(path.with_extension("db-wal"), &wal).unwrap();
+    (path, in_log)
+}
 
+#[test]
+fn an_open_in_the_middle_of_another_connections_checkpoint_is_not_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = caught_mid_checkpoint(dir.path());
     let queue = Queue::open(&path, QueueOptions::new()).unwrap();
     assert_eq!(
         queue.counts().unwrap().len(),
         1,
         "the job made before is there"
     );
+}
+
+/// The look through the log is a second look, not a pass: damage on a page the log
+/// does not hold is refused as before, and the file and its log are left as they are.
+#[test]
+fn a_damaged_file_caught_mid_checkpoint_is_refused_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, in_log) = caught_mid_checkpoint(dir.path());
+    let mut damaged = bytes(&path);
+    let page_size = u16::from_be_bytes(damaged[16..18].try_into().unwrap()) as usize;
+    for (index, page) in damaged.chunks_exact_mut(page_size).enumerate().skip(1) {
+        if !in_log.contains(&(index as u32 + 1)) {
+            page.fill(0xA5);
+        }
+    }
+    std::fs::write(&path, &damaged).unwrap();
+    let wal = bytes(&path.with_extension("db-wal"));
+    let err = Queue::open(&path, QueueOptions::new()).unwrap_err();
+    assert!(
+        matches!(&err, Error::Corrupt { path: p, .. } if p == &path),
+        "{err:?}"
+    );
+    assert_eq!(bytes(&path), damaged);
+    assert_eq!(bytes(&path.with_extension("db-wal")), wal);
 }

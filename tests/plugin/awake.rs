@@ -2,33 +2,31 @@
 //! `awake` component of `plugin_health` naming the jobs the window may read, and the
 //! event every window hears when the request is taken or let go.
 
-use std::sync::atomic::{AtomicU32, Ordering};
-
-use tauri_plugin_jobs::awake::{Inhibitor, KeepAwake};
+use tauri_plugin_jobs::awake::KeepAwake;
 use tokio::sync::Semaphore;
 
 use super::*;
 
-#[derive(Clone, Default)]
-struct Counting(Arc<AtomicU32>);
+#[path = "../support/counting.rs"]
+mod counting;
+use counting::Counting;
 
-struct Open(Arc<AtomicU32>);
-
-impl Drop for Open {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
+/// A local kind `hold` that keeps the machine awake until `go` is closed (whether or
+/// not its job waits yet).
+fn hold(builder: Builder, go: Arc<Semaphore>) -> Builder {
+    builder
+        .local_kind("hold", move |_: u32, _ctx| {
+            let go = go.clone();
+            async move {
+                let _ = go.acquire().await;
+                Ok(1)
+            }
+        })
+        .keep_awake("hold", "Holding on")
 }
 
-impl Inhibitor for Counting {
-    fn inhibit(&self, _why: &str) -> Result<Box<dyn Send>, String> {
-        self.0.fetch_add(1, Ordering::SeqCst);
-        Ok(Box::new(Open(self.0.clone())))
-    }
-}
-
-fn awake_component(app: &App) -> Value {
-    let components = app.ui.invoke("plugin_health", json!({})).unwrap();
+fn awake_component(ui: &MockApp) -> Value {
+    let components = ui.invoke("plugin_health", json!({})).unwrap();
     components
         .as_array()
         .unwrap()
@@ -42,25 +40,16 @@ fn awake_component(app: &App) -> Value {
 fn a_local_kind_the_builder_names_keeps_the_machine_awake_and_health_says_so() {
     let counting = Counting::default();
     let awake = KeepAwake::new(counting.clone());
-    // Closed to let the job end (whether or not it waits yet).
     let go = Arc::new(Semaphore::new(0));
     let release = go.clone();
     let app = app_with(ALL, move |builder| {
-        builder
-            .local_kind("hold", move |_: u32, _ctx| {
-                let go = go.clone();
-                async move {
-                    let _ = go.acquire().await;
-                    Ok(1)
-                }
-            })
-            .keep_awake("hold", "Holding on")
+        hold(builder, go)
             .keep_awake_with(awake.clone())
             // The mock runtime's windows take the bar and show nothing.
             .taskbar_progress(true)
     });
     assert_eq!(
-        awake_component(&app)["health"],
+        awake_component(&app.ui)["health"],
         json!({"status": "healthy", "reason": null})
     );
     let events = app.ui.subscribe("main");
@@ -77,8 +66,8 @@ fn a_local_kind_the_builder_names_keeps_the_machine_awake_and_health_says_so() {
                 && event["health"]["reason"] == json!("keeping the machine awake")
         })
         .expect("the keep-awake event");
-    assert_eq!(counting.0.load(Ordering::SeqCst), 1);
-    let reason = awake_component(&app)["health"]["reason"].clone();
+    assert_eq!(counting.open(), 1);
+    let reason = awake_component(&app.ui)["health"]["reason"].clone();
     assert_eq!(
         reason,
         json!(format!(
@@ -95,7 +84,7 @@ fn a_local_kind_the_builder_names_keeps_the_machine_awake_and_health_says_so() {
                 && event["health"]["reason"].is_null()
         })
         .expect("the let-go event");
-    assert_eq!(counting.0.load(Ordering::SeqCst), 0);
+    assert_eq!(counting.open(), 0);
 }
 
 #[test]
@@ -104,16 +93,7 @@ fn the_awake_health_names_only_the_jobs_the_window_may_read() {
     let awake = KeepAwake::new(counting.clone());
     let go = Arc::new(Semaphore::new(0));
     let release = go.clone();
-    let plugin = tauri_plugin_jobs::Builder::new()
-        .local_kind("hold", move |_: u32, _ctx| {
-            let go = go.clone();
-            async move {
-                let _ = go.acquire().await;
-                Ok(1)
-            }
-        })
-        .keep_awake("hold", "Holding on")
-        .keep_awake_with(awake.clone());
+    let plugin = hold(tauri_plugin_jobs::Builder::new(), go).keep_awake_with(awake.clone());
     // Every command over everything, but local jobs readable only of kind `other`.
     let permissions: Vec<Value> = ALL
         .iter()
@@ -130,14 +110,7 @@ fn the_awake_health_names_only_the_jobs_the_window_may_read() {
     ui.invoke("spawn_local", json!({"kind": "hold", "args": 1}))
         .unwrap();
     assert!(awake.settle(Duration::from_secs(10)));
-    let components = ui.invoke("plugin_health", json!({})).unwrap();
-    let reason = components
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["component"] == "awake")
-        .unwrap()["health"]["reason"]
-        .clone();
+    let reason = awake_component(&ui)["health"]["reason"].clone();
     assert_eq!(reason, json!("keeping the machine awake for 1 other job"));
     release.close();
     assert!(awake.settle(Duration::from_secs(10)));
