@@ -161,9 +161,10 @@ const commands = {
      */
     jobDependencies: (id) => typedError(core.invoke("plugin:jobs|job_dependencies", { id })),
     /**
-     *  How the plugin's own components are doing: `config`, `raw.db`, `conditions` and
+     *  How the plugin's own components are doing: `config`, `raw.db`, `conditions`,
      *  `awake` (healthy, saying which jobs keep the machine awake while some do; a
-     *  warning when the system would not keep it awake).
+     *  warning when the system would not keep it awake) and `instances` (a warning while
+     *  another instance of the app runs jobs on the same `raw.db`).
      */
     pluginHealth: () => typedError(core.invoke("plugin:jobs|plugin_health")),
 };
@@ -692,10 +693,14 @@ function whyWaiting(job, options = {}) {
     if (job.rateLimitedUntil != null && job.rateLimitedUntil > now) {
         reasons.push(`its kind is at its rate limit until ${clock(job.rateLimitedUntil, now)}`);
     }
+    // A throttle of the kind moved the job that met it to the throttle's end: that wait
+    // is the throttle's, said below, not a backoff after its earlier failures.
+    const throttledTo = (job.waitingFor ?? []).find((waiting) => waiting.condition === "service");
+    const throttled = throttledTo?.condition === "service" && job.runAt <= throttledTo.until;
     if (job.snoozedUntil != null && job.snoozedUntil === job.runAt && job.runAt > now) {
         reasons.push(`the service asked it to wait: runs again at ${clock(job.runAt, now)} (not a failed attempt)`);
     }
-    else if (job.runAt > now) {
+    else if (job.runAt > now && !throttled) {
         reasons.push(job.attempts > 0
             ? `backing off after ${job.attempts} failed attempt${job.attempts === 1 ? "" : "s"}: runs again at ${clock(job.runAt, now)}`
             : `not due before ${clock(job.runAt, now)}`);
@@ -859,11 +864,13 @@ async function syncStatus() {
 }
 /**
  * How the plugin's own components are doing: `config` (whether `config.toml` was taken;
- * a refused file leaves the built-in settings in force, and the reason names the file
- * and the key), `raw.db` (what its integrity check found), `conditions` (what the
- * machine cannot tell) and `awake` (while jobs keep the machine from sleeping, its
- * reason names those this window may read; a warning when the system would not keep it
- * awake). A page can say what is wrong:
+ * a refused file leaves the settings of the last file taken in force, or the built-in
+ * ones when none was, and the reason names the file, the key and which settings
+ * apply), `raw.db` (what its integrity check found), `conditions` (what the machine
+ * cannot tell), `awake` (while jobs keep the machine from sleeping, its reason names
+ * those this window may read; a warning while the system would not keep it awake) and
+ * `instances` (a warning while another instance of the app runs jobs on the same
+ * `raw.db`). A page can say what is wrong:
  *
  * ```ts
  * const refused = (await pluginHealth()).filter((c) => c.health.status !== "healthy");

@@ -267,7 +267,7 @@ mod outbox {
 use std::time::Duration;
 
 use tauri::{Manager, Runtime};
-use tauri_plugin_jobs::runner::{retry_after, Handler, JobContext, JobError};
+use tauri_plugin_jobs::runner::{error_chain, retry_after, Handler, JobContext, JobError};
 
 /// One change the user made, as the page sends it: the note and its new text.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -281,15 +281,19 @@ pub fn save_note<R: Runtime>() -> Handler {
         let app = ctx.app::<R>()?;
         let api = app.state::<Api>();
         let url = format!("{}/notes/{}", api.base, note.id);
-        let sent = api.http.put(url).body(note.text).timeout(Duration::from_secs(30)).send().await;
+        // The same key in every attempt of this change, after a crash too: a server
+        // that took the request before the app died answers it again, not twice.
+        let sent = api.http.put(url).header("Idempotency-Key", ctx.idempotency_key())
+            .body(note.text).timeout(Duration::from_secs(30)).send().await;
         let response = match sent {
             Ok(response) => response,
             // No answer (no network, no route, a train's tunnel): not a failure. The
-            // kind waits for the network; one change tries every 15 s meanwhile.
+            // kind waits for the network; one change tries every 15 s meanwhile. The
+            // chain says why ("... tcp connect error: Connection refused").
             Err(error) if error.is_connect() || error.is_timeout() => {
-                return Err(JobError::offline(error))
+                return Err(JobError::offline(error_chain(&error)))
             }
-            Err(error) => return Err(JobError::retryable(error)),
+            Err(error) => return Err(JobError::retryable(error_chain(&error))),
         };
         let status = response.status().as_u16();
         match status {

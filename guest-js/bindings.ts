@@ -161,9 +161,10 @@ export const commands = {
 	 */
 	jobDependencies: (id: JobId) => typedError<JobDependencies | null, CommandError>(__TAURI_INVOKE("plugin:jobs|job_dependencies", { id })),
 	/**
-	 *  How the plugin's own components are doing: `config`, `raw.db`, `conditions` and
+	 *  How the plugin's own components are doing: `config`, `raw.db`, `conditions`,
 	 *  `awake` (healthy, saying which jobs keep the machine awake while some do; a
-	 *  warning when the system would not keep it awake).
+	 *  warning when the system would not keep it awake) and `instances` (a warning while
+	 *  another instance of the app runs jobs on the same `raw.db`).
 	 */
 	pluginHealth: () => typedError<ComponentHealth[], CommandError>(__TAURI_INVOKE("plugin:jobs|plugin_health")),
 };
@@ -379,9 +380,10 @@ export type EnqueueArgs = {
 	/**  Attempts allowed; the kind's default, else the queue's. */
 	maxAttempts: number | null,
 	/**
-	 *  How long it may wait for the network before it fails, in milliseconds, from
-	 *  its first attempt that found the network gone (the kind's limit by default;
-	 *  without one, as long as it takes). At least 1, at most a year.
+	 *  How long it may wait for the network, in milliseconds, from its first attempt
+	 *  that found the network gone: an attempt that finds it gone this long or more
+	 *  after fails it (the kind's limit by default; without one, as long as it
+	 *  takes). At least 1, at most a year.
 	 */
 	maxOfflineMs: number | null,
 	/**  The job this one is a piece of; it must exist. */

@@ -430,6 +430,16 @@ describe("words", () => {
     expect(
       api.whyWaiting({ ...queued, waitingFor: [{ condition: "service", until: now + 300_000 }], heldBecause: "HTTP 429" }, { now }),
     ).toEqual(["throttled by the service until 08:05:00 (HTTP 429)"]);
+    // A 429 that throttled the kind, met by a job that had failed twice before: the
+    // throttle is the reason, not a backoff; a backoff that ends after it still shows.
+    const throttle = [{ condition: "service" as const, until: now + 300_000 }];
+    expect(
+      api.whyWaiting({ ...queued, runAt: now + 300_000, attempts: 2, waitingFor: throttle, heldBecause: "HTTP 429" }, { now }),
+    ).toEqual(["throttled by the service until 08:05:00 (HTTP 429)"]);
+    expect(api.whyWaiting({ ...queued, runAt: now + 600_000, attempts: 2, waitingFor: throttle }, { now })).toEqual([
+      "backing off after 2 failed attempts: runs again at 08:10:00",
+      "throttled by the service until 08:05:00",
+    ]);
     // A snooze after two real failures is the service's wait, not a backoff; once a
     // retry moved runAt past it, it is a backoff again.
     expect(api.whyWaiting({ ...queued, runAt: now + 600_000, attempts: 2, snoozedUntil: now + 600_000 }, { now })).toEqual([

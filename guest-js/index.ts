@@ -251,11 +251,13 @@ export async function syncStatus(): Promise<TypedSyncStatus[]> {
 
 /**
  * How the plugin's own components are doing: `config` (whether `config.toml` was taken;
- * a refused file leaves the built-in settings in force, and the reason names the file
- * and the key), `raw.db` (what its integrity check found), `conditions` (what the
- * machine cannot tell) and `awake` (while jobs keep the machine from sleeping, its
- * reason names those this window may read; a warning when the system would not keep it
- * awake). A page can say what is wrong:
+ * a refused file leaves the settings of the last file taken in force, or the built-in
+ * ones when none was, and the reason names the file, the key and which settings
+ * apply), `raw.db` (what its integrity check found), `conditions` (what the machine
+ * cannot tell), `awake` (while jobs keep the machine from sleeping, its reason names
+ * those this window may read; a warning while the system would not keep it awake) and
+ * `instances` (a warning while another instance of the app runs jobs on the same
+ * `raw.db`). A page can say what is wrong:
  *
  * ```ts
  * const refused = (await pluginHealth()).filter((c) => c.health.status !== "healthy");

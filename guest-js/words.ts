@@ -71,9 +71,13 @@ export function whyWaiting(
   if (job.rateLimitedUntil != null && job.rateLimitedUntil > now) {
     reasons.push(`its kind is at its rate limit until ${clock(job.rateLimitedUntil, now)}`);
   }
+  // A throttle of the kind moved the job that met it to the throttle's end: that wait
+  // is the throttle's, said below, not a backoff after its earlier failures.
+  const throttledTo = (job.waitingFor ?? []).find((waiting) => waiting.condition === "service");
+  const throttled = throttledTo?.condition === "service" && job.runAt <= throttledTo.until;
   if (job.snoozedUntil != null && job.snoozedUntil === job.runAt && job.runAt > now) {
     reasons.push(`the service asked it to wait: runs again at ${clock(job.runAt, now)} (not a failed attempt)`);
-  } else if (job.runAt > now) {
+  } else if (job.runAt > now && !throttled) {
     reasons.push(
       job.attempts > 0
         ? `backing off after ${job.attempts} failed attempt${job.attempts === 1 ? "" : "s"}: runs again at ${clock(job.runAt, now)}`

@@ -90,6 +90,8 @@ struct Inner {
     watching: Mutex<Watching>,
     sleep: SleepWatch,
     integrity: Arc<Check>,
+    // The file's own id, read once at open (`Store::file_id`).
+    file_id: Arc<str>,
 }
 
 impl Drop for Inner {
@@ -121,6 +123,7 @@ impl Db {
         let integrity_delay = store.integrity_delay;
         let store = Store::open(path, store)?;
         let reader = store.open_reader()?;
+        let file_id = Arc::from(store.file_id()?);
         let integrity = if store.checked_at_open() {
             Check::done(Integrity::Ok)
         } else {
@@ -152,6 +155,7 @@ impl Db {
                 watching: Mutex::new(Watching::default()),
                 sleep: SleepWatch::default(),
                 integrity,
+                file_id,
             }),
         })
     }
@@ -170,6 +174,11 @@ impl Db {
     /// The database file.
     pub(crate) fn path(&self) -> &Path {
         &self.inner.path
+    }
+
+    /// The file's own id: 32 hex digits, the same in every process on the file.
+    pub(crate) fn file_id(&self) -> &Arc<str> {
+        &self.inner.file_id
     }
 
     /// The clock every time decision reads.

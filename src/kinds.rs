@@ -130,8 +130,8 @@ pub struct KindSpec {
     /// [`DEFAULT_OFFLINE_RETRY`](crate::queue::DEFAULT_OFFLINE_RETRY) when `None`.
     pub offline_retry: Option<Duration>,
     /// How long a job may wait offline, from its first attempt that found the
-    /// network gone, before an attempt that finds it gone again fails it for good;
-    /// no limit when `None`.
+    /// network gone: the first attempt that finds it gone again when this much or
+    /// more has passed fails it for good; no limit when `None`.
     pub max_offline: Option<Duration>,
     /// How to bring a payload from each older version to the next.
     pub(crate) upgrades: Upgrades,

@@ -108,7 +108,8 @@ pub struct AwakeStatus {
     pub held: bool,
     /// The jobs running that asked for it, oldest first.
     pub jobs: Vec<AwakeJob>,
-    /// Why the last request could not be taken, if it could not.
+    /// Why the request could not be taken, while jobs that asked for it run; `None`
+    /// again once the last of them has ended.
     pub error: Option<String>,
 }
 
@@ -410,6 +411,11 @@ fn keep(shared: &Shared) {
             }
             tracing::debug!("the machine may sleep again");
             state = lock(&shared.state);
+        }
+        if !wanted {
+            // The warning says the work that asked may let the machine sleep: with none
+            // left, there is nothing to warn of (the log said it once).
+            state.error = None;
         }
         state.held = held.is_some();
         state.acted = version;

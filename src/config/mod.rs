@@ -3,8 +3,9 @@
 //! A missing file means defaults. Anything else that is off (an unknown key, a value
 //! of the wrong type, an impossible number, a syntax error) is an [`Error::Config`]
 //! naming the file and the key, and nothing starts half-configured: the plugin refuses
-//! the file whole and starts on the built-in settings, saying why (or fails, if the
-//! app asked for that: [`OnConfigError`]).
+//! the file whole and starts on the last file it took (kept in `raw.db`), or on the
+//! built-in settings when it never took one, saying why (or fails, if the app asked
+//! for that: [`OnConfigError`]).
 //!
 //! ```toml
 //! [jobs]
@@ -66,7 +67,8 @@ use reader::Reader;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum OnConfigError {
-    /// Start on the built-in settings, as if there were no file; log the error at
+    /// Start on the settings of the last file taken (kept in `raw.db`; the built-in
+    /// settings when none was ever taken, as if there were no file); log the error at
     /// ERROR and keep it as the health of the `config` component (the webview's
     /// `pluginHealth()`, `Jobs::config_health`).
     #[default]

@@ -122,6 +122,20 @@ pub(crate) fn is_gone(mark: &str) -> bool {
     system::gone(&holder)
 }
 
+/// The pid of the process `mark` names, when it runs now in this place and is not
+/// this process: another instance on this machine. `None` when it is gone, is this
+/// process, ran elsewhere (another place, system or computer), or cannot be told.
+pub(crate) fn live_other(mark: &str) -> Option<u32> {
+    let (Some(this), Some(other)) = (THIS.as_ref(), Mark::parse(mark)) else {
+        return None;
+    };
+    // The same pid in this place is this process, or an earlier one that is gone.
+    if this.place != other.place || other.pid == this.pid || system::gone(&other) {
+        return None;
+    }
+    Some(other.pid)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

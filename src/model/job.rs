@@ -60,10 +60,24 @@ impl JobId {
         JobId(raw)
     }
 
-    /// The raw row id.
+    /// The raw row id (also `i64::from(id)`).
     #[must_use]
     pub const fn raw(self) -> i64 {
         self.0
+    }
+}
+
+/// `i64::from(id)`, `let n: i64 = id.into()`: the row id, as [`JobId::raw`].
+impl From<JobId> for i64 {
+    fn from(id: JobId) -> i64 {
+        id.0
+    }
+}
+
+/// `JobId::from(7)`: a row id, as [`JobId::from_raw`].
+impl From<i64> for JobId {
+    fn from(raw: i64) -> JobId {
+        JobId(raw)
     }
 }
 

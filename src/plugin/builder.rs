@@ -55,7 +55,7 @@ pub struct Builder {
     pub(super) schedules: Vec<ScheduleSpec>,
     pub(super) targets: Vec<(SyncTarget, SyncPolicy, Arc<dyn DynSource>)>,
     pub(super) local_kinds: LocalKinds,
-    database: Option<PathBuf>,
+    pub(crate) database: Option<PathBuf>,
     config: Option<PathBuf>,
     grace: Option<Duration>,
     ignore_network: bool,
@@ -224,7 +224,8 @@ impl Builder {
     }
 
     /// What to do when `config.toml` is refused (see [`OnConfigError`]): by default
-    /// the plugin starts on the built-in settings, logs the error at ERROR and keeps it
+    /// the plugin starts on the last file it took (the built-in settings when it never
+    /// took one), logs the error at ERROR and keeps it
     /// as the health of its `config` component; [`OnConfigError::Fail`] fails the
     /// plugin's setup instead.
     pub fn on_config_error(mut self, then: OnConfigError) -> Self {
@@ -284,9 +285,6 @@ impl Builder {
                 }
             })
             .on_event(|app, event| match event {
-                // The loops start at the first event the plugin hears: `Ready`, after
-                // the app's `setup` (where the plugin may also have been added), or any
-                // later one for a plugin added while the app runs.
                 RunEvent::Exit => {
                     if let Some(jobs) = app.try_state::<Jobs>() {
                         tauri::async_runtime::block_on(jobs.shutdown());
@@ -303,7 +301,13 @@ fn on_run_event<R: Runtime>(app: &tauri::AppHandle<R>, event: &RunEvent) {
     let Some(jobs) = app.try_state::<Jobs>() else {
         return;
     };
-    jobs.start();
+    if starts_the_loops(event) {
+        jobs.start();
+    } else if !jobs.is_started() {
+        // Before the app's setup has returned: a focus would run a sync source, which
+        // may read what the setup manages.
+        return;
+    }
     match event {
         RunEvent::WindowEvent {
             label,
@@ -317,4 +321,18 @@ fn on_run_event<R: Runtime>(app: &tauri::AppHandle<R>, event: &RunEvent) {
         } => drop(triggers::on_focus(&jobs.sync)),
         _ => {}
     }
+}
+
+/// Whether `event` says the app's own `setup` has returned, so the loops may start.
+///
+/// `Ready` comes right after it. Other events can come before it: on Linux the run
+/// loop's first event is `Resumed` (tao's first turn polls before it delivers `Init`,
+/// which Tauri answers by running the setup and then sending `Ready`), and a window
+/// made from `tauri.conf.json` may be heard first too. So no event but `Ready` starts
+/// the loops, except `MainEventsCleared`, which ends a turn of the loop: every
+/// runtime delivers `Ready` within its first turn, so a plugin that hears the end of a
+/// turn without having heard `Ready` was added while the app runs (`app.plugin(..)`
+/// after the start), when the app's setup returned long ago.
+pub(crate) fn starts_the_loops(event: &RunEvent) -> bool {
+    matches!(event, RunEvent::Ready | RunEvent::MainEventsCleared)
 }

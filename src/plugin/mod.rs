@@ -10,6 +10,7 @@
 pub mod commands;
 mod error;
 mod events;
+mod instances;
 mod limits;
 pub mod models;
 mod outbox;
@@ -23,7 +24,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use tauri::plugin::TauriPlugin;
-use tauri::{Manager, Runtime, State};
+use tauri::{Manager, Runtime};
 use tokio_util::sync::CancellationToken;
 
 pub use builder::Builder;
@@ -182,6 +183,8 @@ pub struct Jobs {
     watch_network: bool,
     // The loops start once, when the app runs (see `start`).
     started: std::sync::Once,
+    // This instance's note in raw.db, and the app's other instances seen on it.
+    pub(crate) instances: std::sync::Arc<instances::Instances>,
 }
 
 impl std::fmt::Debug for Jobs {
@@ -234,7 +237,8 @@ impl Jobs {
     }
 
     /// Whether `config.toml` was taken at start: healthy, or an error saying what in
-    /// it was refused (the built-in settings apply then; see
+    /// it was refused (the last file taken applies then, or the built-in settings if
+    /// none was; see
     /// [`OnConfigError`](crate::config::OnConfigError)).
     #[must_use]
     pub fn config_health(&self) -> &Health {
@@ -292,14 +296,16 @@ impl Jobs {
 
     /// Starts the runner, the scheduler and the sync engine (with the network and
     /// wake watches), once; nothing after [`shutdown`](Jobs::shutdown). The plugin
-    /// calls it at the first event of the app's run loop (`RunEvent::Ready`), which
-    /// comes after the app's own `setup` returned: a handler never runs before what
-    /// the app manages there is in place, on the first attempt after a restart too.
+    /// calls it at `RunEvent::Ready`, which comes after the app's own `setup`
+    /// returned (never at an earlier event of the run loop: see
+    /// `builder::starts_the_loops`): a handler never runs before what the app manages
+    /// there is in place, on the first attempt after a restart too.
     pub(crate) fn start(&self) {
         self.started.call_once(|| {
             if self.stop.is_cancelled() {
                 return;
             }
+            self.instances.start(&self.queue);
             tauri::async_runtime::block_on(async {
                 self.runner.start();
                 #[cfg(feature = "schedules")]
@@ -321,6 +327,11 @@ impl Jobs {
         });
     }
 
+    /// Whether [`start`](Jobs::start) has run.
+    pub(crate) fn is_started(&self) -> bool {
+        self.started.is_completed()
+    }
+
     /// Stops the runner (with the grace period), the scheduler and the sync loop.
     pub async fn shutdown(&self) {
         self.stop.cancel();
@@ -333,6 +344,9 @@ impl Jobs {
         {
             self.sync.stop().await;
             drop(lock(&self.network).take());
+        }
+        if self.is_started() {
+            self.instances.stop(&self.queue);
         }
     }
 }
@@ -356,12 +370,15 @@ pub trait JobsExt<R: Runtime> {
     /// # Panics
     ///
     /// When the plugin was not registered.
-    fn jobs(&self) -> State<'_, Jobs>;
+    ///
+    /// A reference for as long as the app (or window) it was reached through, so
+    /// `let queue = app.jobs().queue();` holds no temporary.
+    fn jobs(&self) -> &Jobs;
 }
 
 impl<R: Runtime, T: Manager<R>> JobsExt<R> for T {
-    fn jobs(&self) -> State<'_, Jobs> {
-        self.state::<Jobs>()
+    fn jobs(&self) -> &Jobs {
+        self.state::<Jobs>().inner()
     }
 }
 

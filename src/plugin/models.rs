@@ -26,9 +26,10 @@ pub struct EnqueueArgs {
     pub delay_ms: Option<f64>,
     /// Attempts allowed; the kind's default, else the queue's.
     pub max_attempts: Option<u32>,
-    /// How long it may wait for the network before it fails, in milliseconds, from
-    /// its first attempt that found the network gone (the kind's limit by default;
-    /// without one, as long as it takes). At least 1, at most a year.
+    /// How long it may wait for the network, in milliseconds, from its first attempt
+    /// that found the network gone: an attempt that finds it gone this long or more
+    /// after fails it (the kind's limit by default; without one, as long as it
+    /// takes). At least 1, at most a year.
     pub max_offline_ms: Option<f64>,
     /// The job this one is a piece of; it must exist.
     pub parent: Option<JobId>,

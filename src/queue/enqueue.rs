@@ -149,8 +149,8 @@ impl EnqueueOptions {
         self
     }
 
-    /// Fails the job once it has waited for the network for `limit`, counted from the
-    /// end of its first attempt that found the network gone (a handler's
+    /// Fails the job once it has waited for the network for `limit` or more, counted
+    /// from the end of its first attempt that found the network gone (a handler's
     /// [`JobError::offline`](crate::runner::JobError::offline)); an attempt that gets
     /// through starts the count again. Overrides the kind's
     /// [`Handler::max_offline`](crate::runner::Handler::max_offline); without either,

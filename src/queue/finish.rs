@@ -421,18 +421,29 @@ fn defer_attempt(
                 .filter(|&ms| ms > 0)
                 .map(|ms| Duration::from_millis(ms as u64))
                 .or_else(|| spec.and_then(|spec| spec.max_offline));
-            if let (Some(since), Some(limit)) = (since, limit) {
-                if now.duration_since(since) >= limit {
-                    let failure = JobFailure::permanent(format!(
-                        "offline for longer than its limit of {limit:?}: {error}"
-                    ));
-                    return fail_attempt(db, tx, fence, attempt, &failure, spec, now, changes);
-                }
-            }
             let every = spec
                 .and_then(|spec| spec.offline_retry)
                 .unwrap_or(DEFAULT_OFFLINE_RETRY);
             let until = now.saturating_add(every);
+            if let (Some(since), Some(limit)) = (since, limit) {
+                // "Offline for `limit`": at the first attempt that finds the network
+                // gone when `limit` or more has passed since the first that did.
+                if now.duration_since(since) >= limit {
+                    let failure = JobFailure::permanent(format!(
+                        "offline for longer than its limit of {limit:?}: {error}"
+                    ));
+                    let failed =
+                        fail_attempt(db, tx, fence, attempt, &failure, spec, now, changes)?;
+                    if failed.is_ok() {
+                        // This probe found the network gone like the others: the kind
+                        // stays held, the next job probing one `offline_retry` from now
+                        // (the failure ended the hold, as for an attempt that got an
+                        // answer).
+                        jobs::hold_for_network(tx, &attempt.kind, until, &error, now)?;
+                    }
+                    return Ok(failed);
+                }
+            }
             jobs::hold_for_network(tx, &attempt.kind, until, &error, now)?;
             (
                 Exit::Deferred {

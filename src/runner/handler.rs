@@ -15,162 +15,11 @@ use crate::backoff::RetryPolicy;
 use crate::json::{call_json, without_values, JsonCallError};
 use crate::kinds::{KindSpec, Schema};
 use crate::model::{Actor, Constraints, JobId, RateLimit};
-use crate::queue::{Deferral, JobFailure, Outcome, Queue};
+use crate::queue::Queue;
 use crate::typescript::RustType;
 
+use super::job_error::JobError;
 use super::progress::AttemptProgress;
-
-/// Why an attempt did not succeed. A handler returns it; anything that converts into
-/// a `Box<dyn Error>` converts into one with `?`: [`JobError::Offline`] when the error
-/// (or one it wraps) is an I/O error that says the network or the host cannot be
-/// reached ([`is_unreachable`]), else [`JobError::Retryable`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum JobError {
-    /// Try again after the backoff, while attempts remain.
-    Retryable(String),
-    /// Fail the job now: retrying cannot help (bad input, a refused request).
-    Permanent(String),
-    /// The service could not be reached: not a failure. The attempt is not counted;
-    /// the job waits for the network, and its kind tries one job every
-    /// `offline_retry` (15 s) or at once when the network comes back.
-    Offline(String),
-    /// Run this job again after `after` (clamped from a second to a day), not a failure: a
-    /// `Retry-After` for this job alone. The attempt is not counted.
-    RetryAfter {
-        /// How long to wait.
-        after: Duration,
-        /// Why, as the logs say.
-        reason: String,
-    },
-    /// The service throttles the whole kind: no job of it starts for `after` (clamped
-    /// from a second to a day), in any process on the file, this one included. The
-    /// attempt is not counted.
-    ThrottleKind {
-        /// How long the kind waits.
-        after: Duration,
-        /// Why, as the inspector says ("HTTP 429").
-        reason: String,
-    },
-}
-
-impl JobError {
-    /// A failure worth retrying.
-    #[must_use]
-    pub fn retryable(message: impl fmt::Display) -> Self {
-        JobError::Retryable(message.to_string())
-    }
-
-    /// A failure that fails the job at once.
-    #[must_use]
-    pub fn permanent(message: impl fmt::Display) -> Self {
-        JobError::Permanent(message.to_string())
-    }
-
-    /// The service could not be reached: the job waits for the network, the attempt
-    /// not counted ([`JobError::Offline`]).
-    #[must_use]
-    pub fn offline(message: impl fmt::Display) -> Self {
-        JobError::Offline(message.to_string())
-    }
-
-    /// Run this job again after `after`, the attempt not counted
-    /// ([`JobError::RetryAfter`]). With a `Retry-After` header:
-    /// `retry_after(value, ctx.now())` ([`retry_after`](crate::runner::retry_after))
-    /// reads both of its forms.
-    #[must_use]
-    pub fn retry_after(after: Duration, reason: impl fmt::Display) -> Self {
-        JobError::RetryAfter {
-            after,
-            reason: reason.to_string(),
-        }
-    }
-
-    /// No job of this kind starts for `after`, this one included
-    /// ([`JobError::ThrottleKind`]).
-    #[must_use]
-    pub fn throttle_kind(after: Duration, reason: impl fmt::Display) -> Self {
-        JobError::ThrottleKind {
-            after,
-            reason: reason.to_string(),
-        }
-    }
-}
-
-impl JobError {
-    /// How the attempt ends, as the queue takes it.
-    pub(super) fn into_outcome(self) -> Outcome {
-        match self {
-            JobError::Retryable(message) => Outcome::Failed(JobFailure::retryable(message)),
-            JobError::Permanent(message) => Outcome::Failed(JobFailure::permanent(message)),
-            JobError::Offline(message) => Outcome::Deferred(Deferral::Offline { message }),
-            JobError::RetryAfter { after, reason } => {
-                Outcome::Deferred(Deferral::Later { after, reason })
-            }
-            JobError::ThrottleKind { after, reason } => {
-                Outcome::Deferred(Deferral::Kind { after, reason })
-            }
-        }
-    }
-}
-
-impl fmt::Display for JobError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            JobError::Retryable(message) => f.write_str(message),
-            JobError::Permanent(message) => write!(f, "permanent: {message}"),
-            JobError::Offline(message) => write!(f, "offline: {message}"),
-            JobError::RetryAfter { after, reason } => {
-                write!(f, "retry after {after:?}: {reason}")
-            }
-            JobError::ThrottleKind { after, reason } => {
-                write!(f, "the kind waits {after:?}: {reason}")
-            }
-        }
-    }
-}
-
-impl<E: Into<Box<dyn std::error::Error + Send + Sync>>> From<E> for JobError {
-    fn from(error: E) -> Self {
-        let error = error.into();
-        if is_unreachable(&*error) {
-            JobError::Offline(error.to_string())
-        } else {
-            JobError::Retryable(error.to_string())
-        }
-    }
-}
-
-/// Whether `error`, or an error it wraps (its `source()` chain), is an I/O error
-/// that says the network or the host cannot be reached: the connection refused, the
-/// network or the host unreachable, the network down, no local address. What `?`
-/// turns into [`JobError::Offline`]. A failed DNS lookup has no kind of its own in
-/// `std` (the system's resolver says it in words), so it is not told apart here: a
-/// handler maps its client's own test (`reqwest::Error::is_connect`) to
-/// [`JobError::offline`].
-#[must_use]
-pub fn is_unreachable(error: &(dyn std::error::Error + 'static)) -> bool {
-    use std::io::ErrorKind;
-    let mut next = Some(error);
-    // Bounded: a chain that loops back on itself must not hang a handler's end.
-    for _ in 0..32 {
-        let Some(error) = next else { break };
-        if let Some(io) = error.downcast_ref::<std::io::Error>() {
-            if matches!(
-                io.kind(),
-                ErrorKind::ConnectionRefused
-                    | ErrorKind::NetworkUnreachable
-                    | ErrorKind::HostUnreachable
-                    | ErrorKind::NetworkDown
-                    | ErrorKind::AddrNotAvailable
-            ) {
-                return true;
-            }
-        }
-        next = error.source();
-    }
-    false
-}
 
 /// What a handler knows about the job it runs.
 #[derive(Debug, Clone)]
@@ -190,6 +39,8 @@ pub struct JobContext {
     pub(super) progress: Option<Arc<AttemptProgress>>,
     pub(super) queue: Queue,
     pub(super) app: crate::app::AppSlot,
+    // The payload as stored, hashed: the end of the idempotency key.
+    pub(super) payload_hash: u64,
 }
 
 impl JobContext {
@@ -241,6 +92,35 @@ impl JobContext {
         &self.queue
     }
 
+    /// A key that names this job, and this job only, to a server: the same in every
+    /// attempt of the job, in every process on `raw.db`, after a crash, a restart or
+    /// an update; different for every other job of this file and of any other file.
+    /// Send it where the service takes one (an `Idempotency-Key` header) and a
+    /// request the server answered before the attempt's end was written (a crash, a
+    /// lost lease, a timeout) is not done twice: the queue runs a job at least once,
+    /// the key makes its effect once.
+    ///
+    /// It is the job's id, then a hash of the file's own id (drawn when `raw.db` was
+    /// made) and of the payload as stored: a payload replaced by a later enqueue
+    /// (`OnDuplicate::Replace`, an outbox's next edit of the same note) gets a new
+    /// key, since the server must not take the new text for a repeat of the old; the
+    /// same payload again keeps it. A copy of `raw.db` (a backup restored) keeps its
+    /// jobs' keys. About 20 ASCII characters: `"42-9f0c3a1b2c3d4e5f"`.
+    ///
+    /// ```no_run
+    /// use tauri_plugin_jobs::runner::{Handler, JobContext, JobError};
+    ///
+    /// let send = Handler::new("send", |text: String, ctx: JobContext| async move {
+    ///     let key = ctx.idempotency_key();
+    ///     // http.post(url).header("Idempotency-Key", &key).body(text).send().await
+    ///     Ok(key)
+    /// });
+    /// ```
+    #[must_use]
+    pub fn idempotency_key(&self) -> String {
+        idempotency_key(self.id, self.queue.db().file_id(), self.payload_hash)
+    }
+
     /// Reports `done` steps of `total` (`None` when the total is unknown). Cheap: it
     /// is published as a [`JobProgress`](crate::bus::JobProgress) event about once a
     /// percent (at most 101 per attempt with a known total; one per 250 ms without),
@@ -268,6 +148,14 @@ impl JobContext {
     pub async fn cancelled(&self) {
         self.cancel.cancelled().await;
     }
+}
+
+/// `"<id>-<16 hex digits>"`: the hash (FNV-1a) of the file's id and the payload's.
+fn idempotency_key(id: JobId, file_id: &str, payload_hash: u64) -> String {
+    let hash = file_id.bytes().fold(payload_hash, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{id}-{hash:016x}")
 }
 
 pub(crate) type HandlerFuture =
@@ -520,8 +408,9 @@ impl Handler {
     }
 
     /// How long a job of this kind may wait for the network, from its first attempt
-    /// that found it gone, before an attempt that finds it gone again fails it for
-    /// good. No limit by default: an outbox keeps the user's changes for as long as
+    /// that found it gone: its first attempt that finds it gone again when `limit` or
+    /// more has passed fails it for good (the kind stays held: the next job probes
+    /// one `offline_retry` later). No limit by default: an outbox keeps the user's changes for as long as
     /// the machine is offline.
     pub fn max_offline(mut self, limit: Duration) -> Self {
         self.spec = self.spec.max_offline(limit);

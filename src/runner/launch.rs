@@ -80,6 +80,7 @@ impl Runner {
             progress: Some(progress.clone()),
             queue: self.inner.queue.clone(),
             app: self.inner.app.get().cloned().unwrap_or_default(),
+            payload_hash: job.payload_hash,
         };
         // The handler's closure and its future's first poll run here, on this thread,
         // inside the runtime's context (a closure may call `tokio::spawn` before

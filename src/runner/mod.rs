@@ -28,6 +28,7 @@
 //! `.await`. A panic in a handler is caught and counted as a failed attempt.
 
 mod handler;
+mod job_error;
 mod launch;
 mod progress;
 mod settings;
@@ -46,7 +47,8 @@ use tokio::sync::{oneshot, Notify};
 use tokio_util::sync::CancellationToken;
 
 pub use crate::http::retry_after;
-pub use handler::{is_unreachable, Handler, JobContext, JobError};
+pub use handler::{Handler, JobContext};
+pub use job_error::{error_chain, is_unreachable, JobError};
 pub use progress::PROGRESS_STORE_INTERVAL;
 pub use settings::{Ran, RunnerSettings};
 pub use thread::WATCH_AFTER_IDLE;

@@ -39,6 +39,14 @@ pub(crate) fn put(conn: &Connection, key: &str, value: &str, now: Timestamp) -> 
     Ok(())
 }
 
+/// Deletes `key`; whether it was there.
+pub(crate) fn delete(conn: &Connection, key: &str) -> Result<bool> {
+    Ok(conn
+        .prepare_cached("DELETE FROM kv WHERE key = ?1")?
+        .execute([key])?
+        > 0)
+}
+
 /// Deletes every key that starts with `prefix`; returns how many. A range on the
 /// primary key, not `LIKE`, so `%` and `_` in names mean nothing special.
 pub(crate) fn delete_prefix(conn: &Connection, prefix: &str) -> Result<u64> {

@@ -99,6 +99,15 @@ impl Default for StoreOptions {
     }
 }
 
+/// Where the file's own id is kept ([`Store::file_id`]).
+const FILE_ID_KEY: &str = "queue.file_id";
+
+/// Draws the file's id, unless it has one: 16 bytes from SQLite's `randomblob` (the
+/// injected randomness, which only jitters delays and which a test may pin: two files
+/// must never share an id), as a JSON string of 32 hex digits.
+const FILE_ID_INSERT: &str = "INSERT OR IGNORE INTO kv (key, value, updated_at) \
+     VALUES ('queue.file_id', '\"' || lower(hex(randomblob(16))) || '\"', 0)";
+
 /// One open connection to `raw.db`, checked and migrated.
 #[derive(Debug)]
 pub(crate) struct Store {
@@ -351,8 +360,21 @@ impl Store {
             if application_id != i64::from(APPLICATION_ID) {
                 tx.pragma_update(None, "application_id", APPLICATION_ID)?;
             }
+            // The file's own id (a row, not a migration: a build that knows no such
+            // row opens the file as before).
+            tx.prepare_cached(FILE_ID_INSERT)?.execute([])?;
             Ok(())
         })
+    }
+
+    /// The file's own id: 32 hex digits drawn when it was made, or first opened by a
+    /// build that knows them (`kv` `queue.file_id`; `""` if a hand removed the row
+    /// since).
+    pub(crate) fn file_id(&self) -> Result<String> {
+        let stored = kv::get(&self.conn, FILE_ID_KEY)?;
+        Ok(stored
+            .and_then(|text| serde_json::from_str::<String>(&text).ok())
+            .unwrap_or_default())
     }
 
     /// Checks the whole file at open when it is small (see [`integrity`]): damage

@@ -174,8 +174,8 @@ type AppSetup<'a> = dyn FnOnce(&tauri::AppHandle<MockRuntime>) + 'a;
 const CHANNEL_WAIT: Duration = Duration::from_secs(10);
 
 impl MockApp {
-    /// The plugin `builder` makes (its database and config put in a temporary
-    /// directory), in a mock app whose window `main` has a capability with
+    /// The plugin `builder` makes (its config, and its database unless the builder
+    /// names one, put in a temporary directory), in a mock app whose window `main` has a capability with
     /// `permissions`: a JSON array of what a capability file lists, such as
     /// `["jobs:default"]` or scoped entries.
     ///
@@ -272,8 +272,13 @@ impl MockApp {
         assert!(!windows.is_empty(), "a mock app needs a window");
         let dir = TempDir::new("app");
         std::fs::write(dir.path().join("config.toml"), config).expect("config.toml written");
+        // The builder's own file, where it names one (two mock apps on one file).
+        let database = builder
+            .database
+            .clone()
+            .unwrap_or_else(|| dir.path().join("raw.db"));
         let plugin = builder
-            .database(dir.path().join("raw.db"))
+            .database(database)
             .config(dir.path().join("config.toml"))
             .build();
         let files: Vec<PermissionFile> = PERMISSION_FILES
@@ -446,8 +451,8 @@ impl MockApp {
 
     /// The plugin's state: the queue, runner, scheduler, sync engine, local jobs, bus.
     #[must_use]
-    pub fn jobs(&self) -> tauri::State<'_, Jobs> {
-        self.app.state::<Jobs>()
+    pub fn jobs(&self) -> &Jobs {
+        self.app.state::<Jobs>().inner()
     }
 }
 

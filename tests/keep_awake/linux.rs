@@ -178,7 +178,11 @@ fn no_logind_is_a_warning_and_nothing_else() {
     assert!(!status.held);
     let reason = awake.health().reason.unwrap();
     assert!(reason.contains("cannot keep the machine awake"), "{reason}");
+    // The job ends: nothing asks for the request any more, so nothing to warn of.
     drop(guard);
+    assert!(awake.settle(WAIT));
+    assert_eq!(awake.status().error, None);
+    assert_eq!(awake.health(), tauri_plugin_jobs::model::Health::healthy());
 }
 
 /// A runner on `db` whose `import` jobs wait forever and keep the machine awake

@@ -19,6 +19,7 @@ mod app;
 mod awake;
 mod commands;
 mod events;
+mod instances;
 mod permissions;
 
 struct App {

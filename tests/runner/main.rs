@@ -5,6 +5,7 @@
 mod common;
 mod ends;
 mod interrupts;
+mod keys;
 mod offline;
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};

@@ -200,6 +200,50 @@ async fn a_job_past_its_kinds_max_offline_fails_saying_so() {
     );
 }
 
+/// A probe that fails its job for `max_offline` found the network gone like any other:
+/// the kind stays held, and the next job starts one `offline_retry` later, not at once.
+#[tokio::test]
+async fn a_probe_failed_for_max_offline_keeps_the_kind_held() {
+    let h = Harness::new();
+    let outbox = Outbox::default();
+    let handler = outbox.handler().max_offline(60 * SEC);
+    let mut one_worker = settings();
+    one_worker.workers = 1;
+    let runner = Runner::new(h.queue.clone(), vec![handler], one_worker).unwrap();
+    queued_changes(&h, 3);
+    let start = h.clock.now();
+    // One second at a time for three minutes, the network never back: note when each
+    // attempt started.
+    let mut tries = Vec::new();
+    for _ in 0..=180 {
+        let before = outbox.calls();
+        runner.drain().await.unwrap();
+        for _ in before..outbox.calls() {
+            tries.push(h.clock.now().duration_since(start).as_secs());
+        }
+        h.advance(SEC);
+    }
+    // The probes take the jobs in turn (a deferred job goes to the back of the line),
+    // so their first offline attempts were at 0 (twice), 30 and 45 s; each fails at
+    // its first probe 60 s or more after it ("offline for `max_offline`": at least
+    // that long): at 60, 105 and 120 s. Never two starts at once.
+    let every = DEFAULT_OFFLINE_RETRY.as_secs();
+    let expected: Vec<u64> = (0..=120 / every).map(|n| n * every).collect();
+    assert_eq!(tries, expected, "one probe every {every} s, no more");
+    for job in h.queue.list(&JobFilter::new().kind("send")).unwrap() {
+        assert_eq!(
+            (job.status, job.attempts),
+            (JobStatus::Failed, 1),
+            "{job:?}"
+        );
+        let error = job.last_error.unwrap_or_default();
+        assert!(
+            error.contains("offline for longer than its limit of 60s"),
+            "{error}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn a_jobs_own_max_offline_beats_its_kinds() {
     let h = Harness::new();

@@ -1,5 +1,5 @@
 //! Opening everything in the plugin's `setup` and starting the loops: the queue on
-//! `raw.db` with `config.toml` (or the built-in settings when the file is refused), the
+//! `raw.db` with `config.toml` (or the last file taken when it is refused), the
 //! runner, and the scheduler and sync engine the build's features bring.
 
 use std::sync::Arc;
@@ -111,6 +111,9 @@ impl Builder {
             #[cfg(feature = "sync")]
             watch_network: !self.ignore_network,
             started: std::sync::Once::new(),
+            instances: Arc::new(super::super::instances::Instances::new(
+                app.config().identifier.clone(),
+            )),
         };
         jobs.runner.set_app(app);
         if self.taskbar_progress {

@@ -7,15 +7,16 @@
 
 use tauri::State;
 
-use super::CommandResult;
+use super::{blocking, CommandResult};
 use crate::plugin::builder::CONFIG_COMPONENT;
 use crate::plugin::models::ComponentHealth;
 use crate::plugin::scope::{ReadScopes, Scope};
 use crate::plugin::Jobs;
 
-/// How the plugin's own components are doing: `config`, `raw.db`, `conditions` and
+/// How the plugin's own components are doing: `config`, `raw.db`, `conditions`,
 /// `awake` (healthy, saying which jobs keep the machine awake while some do; a
-/// warning when the system would not keep it awake).
+/// warning when the system would not keep it awake) and `instances` (a warning while
+/// another instance of the app runs jobs on the same `raw.db`).
 #[tauri::command]
 #[cfg_attr(feature = "specta", specta::specta)]
 pub async fn plugin_health(
@@ -52,6 +53,16 @@ pub async fn plugin_health(
                 };
                 scope.as_ref().is_some_and(|scope| allows(scope, &job.kind))
             }),
+        },
+        ComponentHealth {
+            component: crate::plugin::instances::INSTANCES_COMPONENT.to_owned(),
+            health: if jobs.is_started() {
+                // A read of a few rows, and a write only when one names a process gone.
+                let (instances, queue) = (jobs.instances.clone(), queue.clone());
+                blocking(move || Ok(instances.check(&queue))).await?
+            } else {
+                jobs.instances.health()
+            },
         },
     ])
 }

@@ -179,6 +179,18 @@ pub(crate) struct Start {
     pub parent: Option<JobId>,
     pub actor: Actor,
     pub timeout_ms: Option<u64>,
+    /// The payload as stored, hashed ([`payload_hash`]): part of the job's
+    /// idempotency key, which a payload replaced by a later enqueue changes.
+    pub payload_hash: u64,
+}
+
+/// A hash of a payload's stored text that every build and process computes alike
+/// (FNV-1a, 64 bits: not `std`'s hasher, whose output may change between Rust
+/// releases, and so between an app's updates).
+pub(crate) fn payload_hash(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// [`Start`]'s columns as the seek read them, before the claim.
@@ -232,6 +244,7 @@ impl ClaimedRow for Start {
             parent: ahead.parent,
             actor: ahead.actor,
             timeout_ms: ahead.timeout_ms,
+            payload_hash: payload_hash(&ahead.payload),
         };
         Ok((start, ahead.has_dependents))
     }
