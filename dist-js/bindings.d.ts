@@ -491,20 +491,51 @@ export type AgentFinished =
 /**  Deferred (`agent_defer`): queued again for later, the attempt not counted. */
 "deferred";
 /**
- *  A failed attempt of a durable job: which, when it ended, and its error (redacted,
- *  cut to 500 characters).
+ *  An attempt of a durable job that did not succeed: one that failed, or one its
+ *  handler deferred (offline, a snooze, a throttle of its kind), which counted no
+ *  attempt. Which, when it ended, what it said (redacted, cut to 500 characters), and
+ *  for a deferral until when the job waited.
  */
 export type AttemptError = {
     /**
      *  The attempt, from 1. An attempt whose worker vanished (its lease ran out) is
-     *  here too, saying so; it does not count against the job's attempts.
+     *  here too, saying so; it does not count against the job's attempts, nor does a
+     *  deferral (the next attempt has the same number).
      */
     attempt: number;
-    /**  When it ended. */
+    /**  When it ended (the last probe of a run of offline ones). */
     at: Timestamp;
     /**  What it said. */
     error: string;
+    /**
+     *  How it ended: `failed` (entries written before deferrals were kept say
+     *  nothing, and are failures).
+     */
+    outcome?: AttemptOutcome;
+    /**
+     *  A deferral's end: when the job could run again (a snooze's or a throttle's
+     *  end, the kind's next probe while offline).
+     */
+    until?: Timestamp | null;
+    /**
+     *  Offline: how many probes in a row found the network gone (one entry for the
+     *  run of them, `at` the last).
+     */
+    probes?: number | null;
 };
+/**  How an attempt that did not succeed ended ([`AttemptError::outcome`]). */
+export type AttemptOutcome = 
+/**
+ *  It failed (retried while attempts remain): `JobError::retryable` or
+ *  `::permanent`, a panic, a time limit, a vanished worker.
+ */
+"failed" | 
+/**  It found the network gone (`JobError::offline`): the kind waited for it. */
+"offline" | 
+/**  The service asked this job to wait (`JobError::retry_after`). */
+"snoozed" | 
+/**  The service throttled the whole kind (`JobError::throttle_kind`). */
+"throttled";
 /**  What `cancel` did. */
 export type CancelResult = 
 /**  It was queued and is now cancelled. */
@@ -1020,9 +1051,10 @@ export type Job = {
      */
     waitingOnJobs?: number;
     /**
-     *  What each failed attempt said, oldest first (the last 20 failures): a job that
-     *  succeeded on its third attempt keeps the first two's errors here, and its
-     *  detail shows them as a timeline.
+     *  What each attempt that did not succeed said, oldest first (the last 20): a job
+     *  that succeeded on its third attempt keeps the first two's errors here, and its
+     *  detail shows them as a timeline, with its deferrals (offline probes, snoozes,
+     *  throttles: [`AttemptError::outcome`]), which counted no attempt.
      */
     errors?: AttemptError[];
 };

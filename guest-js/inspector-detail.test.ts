@@ -107,6 +107,31 @@ describe("inspector: a job's detail", () => {
     inspector.destroy();
   });
 
+  it("deferred attempts are in the timeline beside the failures: offline probes as one line, a snooze, a throttle", async () => {
+    const errors = [
+      { attempt: 1, at: 1_000, error: "HTTP 502", outcome: "failed" as const },
+      { attempt: 2, at: 46_000, error: "connection refused", outcome: "offline" as const, until: 61_000, probes: 4 },
+      { attempt: 2, at: 62_000, error: "HTTP 429", outcome: "throttled" as const, until: 122_000 },
+      { attempt: 2, at: 123_000, error: "HTTP 503", outcome: "snoozed" as const, until: 183_000 },
+    ];
+    backend([job(1, { status: "succeeded", attempts: 2, errors, finishedAt: 184_000 })], false);
+    const host = document.createElement("div");
+    const inspector = mountInspector(host);
+    await inspector.ready;
+    const root = host.shadowRoot!;
+    (root.querySelector('button[data-action="open"]') as HTMLElement).click();
+    await until(() => !!root.querySelector("#detail-attempts"), "the attempts");
+    const lines = Array.from(root.querySelectorAll("#detail-attempts li"), (li) => [li.className, li.textContent]);
+    expect(lines).toEqual([
+      ["attempt-failed", expect.stringMatching(/^Attempt 1 failed .*: HTTP 502$/)],
+      ["attempt-offline", expect.stringMatching(/^Attempt 2 found the network gone 4 times, the last .*: connection refused \(not counted; the kind's next probe .*\)$/)],
+      ["attempt-throttled", expect.stringMatching(/^Attempt 2 met a throttle of its kind .*, until .*: HTTP 429 \(not counted\)$/)],
+      ["attempt-snoozed", expect.stringMatching(/^Attempt 2 snoozed .* until .*: HTTP 503 \(not counted\)$/)],
+      ["attempt-succeeded", expect.stringMatching(/^Attempt 2 succeeded /)],
+    ]);
+    inspector.destroy();
+  });
+
   it("a workflow's parent shows its counts, a job what it waits for, and a failed workflow is retried", async () => {
     const jobs = [
       job(1, { kind: "import", status: "succeeded" }),

@@ -158,3 +158,78 @@ async fn a_parent_that_must_run_first_enqueues_its_pieces_and_the_job_after_them
     assert!(workflow.ended && !workflow.failed);
     assert_eq!(workflow.progress.total, Some(4));
 }
+
+/// docs/testing.md, "A handler that reads the app's state, on the fake clock".
+#[rustfmt::skip]
+mod app_state {
+use tauri::test::MockRuntime;
+use tauri::{Manager, Runtime};
+use tauri_plugin_jobs::queue::{EnqueueOptions, JobStatus};
+use tauri_plugin_jobs::runner::{Handler, JobContext, JobError};
+use tauri_plugin_jobs::testing::Backend;
+
+/// What the app manages in its `setup`: where the server is, and whether it answers.
+struct Api { online: std::sync::atomic::AtomicBool }
+
+fn save_note<R: Runtime>() -> Handler {
+    Handler::new("save-note", |text: String, ctx: JobContext| async move {
+        let app = ctx.app::<R>()?;
+        if !app.state::<Api>().online.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(JobError::offline("connection refused"));
+        }
+        Ok(text.len())
+    })
+}
+
+#[tokio::test]
+async fn a_note_saved_offline_is_sent_when_the_network_is_back() {
+    let backend = Backend::builder()
+        .handler(save_note::<MockRuntime>())
+        .app(|app| {
+            app.manage(Api { online: false.into() });
+        })
+        .build();
+    let id = backend.queue.enqueue("save-note", &"hello", EnqueueOptions::new()).unwrap().id;
+    backend.settle().await; // offline: waits, no attempt spent
+    assert_eq!((backend.job(id).status, backend.job(id).attempts), (JobStatus::Queued, 0));
+
+    let app = backend.app().unwrap();
+    app.state::<Api>().online.store(true, std::sync::atomic::Ordering::SeqCst);
+    backend.advance_and_settle(std::time::Duration::from_secs(15)).await; // the next probe
+    assert_eq!(backend.job(id).status, JobStatus::Succeeded);
+}
+}
+
+/// docs/testing.md, "The plugin in a mock app".
+#[rustfmt::skip]
+mod mock_app {
+use serde_json::json;
+use tauri::test::MockRuntime;
+use tauri::Manager;
+use tauri_plugin_jobs::runner::{Handler, JobContext};
+use tauri_plugin_jobs::testing::MockApp;
+
+struct Greeting(String);
+
+#[test]
+fn a_job_reads_what_setup_managed() {
+    let app = MockApp::with_setup(
+        tauri_plugin_jobs::Builder::new().handler(Handler::new(
+            "greet",
+            |name: String, ctx: JobContext| async move {
+                let app = ctx.app::<MockRuntime>()?;
+                Ok(format!("{} {name}", app.state::<Greeting>().0))
+            },
+        )),
+        json!([{ "identifier": "jobs:default", "allow": [{ "kind": "greet" }] }]),
+        |app| {
+            app.manage(Greeting("hello".into()));
+        },
+    );
+    let events = app.subscribe("main");
+    let job = app.invoke("enqueue", json!({ "kind": "greet", "payload": "you" })).unwrap();
+    events
+        .next_matching(|e| e["event"]["id"] == job["id"] && e["event"]["to"] == "succeeded")
+        .expect("the job succeeded on its first attempt");
+}
+}

@@ -277,15 +277,31 @@ export function mountJobs(shell: Shell) {
   }
 
   /**
-   * A job's attempts, oldest first: each failed one with when it ended and what it
-   * said (the last 20 the plugin keeps), then how the latest one stands.
+   * A job's attempts, oldest first: each one that failed or was deferred (offline, a
+   * snooze, a throttle: not counted) with when it ended, what it said and until when
+   * the job waited (the last 20 the plugin keeps), then how the latest one stands.
    */
   function attemptsTimeline(job: Job): Node {
     const errors = job.errors ?? [];
-    const items = errors.map((e) =>
-      h("li", { class: "attempt-failed" }, h("b", {}, `Attempt ${e.attempt}`), ` failed ${time(e.at)}: `, h("code", {}, e.error)),
-    );
-    const failedLast = errors[errors.length - 1]?.attempt === job.attempts && job.lastError !== null;
+    const items = errors.map((e) => {
+      const head = h("b", {}, `Attempt ${e.attempt}`);
+      const said = h("code", {}, e.error);
+      switch (e.outcome ?? "failed") {
+        case "offline": {
+          const probes = e.probes ?? 1;
+          const found = probes > 1 ? ` found the network gone ${probes} times, the last ${time(e.at)}: ` : ` found the network gone ${time(e.at)}: `;
+          return h("li", { class: "attempt-offline" }, head, found, said, ` (not counted; the kind's next probe ${time(e.until)})`);
+        }
+        case "snoozed":
+          return h("li", { class: "attempt-snoozed" }, head, ` snoozed ${time(e.at)} until ${time(e.until)}: `, said, " (not counted)");
+        case "throttled":
+          return h("li", { class: "attempt-throttled" }, head, ` met a throttle of its kind ${time(e.at)}, until ${time(e.until)}: `, said, " (not counted)");
+        default:
+          return h("li", { class: "attempt-failed" }, head, ` failed ${time(e.at)}: `, said);
+      }
+    });
+    const last = errors[errors.length - 1];
+    const failedLast = last?.attempt === job.attempts && (last.outcome ?? "failed") === "failed" && job.lastError !== null;
     if (job.attempts > 0 && !failedLast) {
       const latest = `Attempt ${job.attempts}`;
       const line =

@@ -52,6 +52,7 @@ progress { width: 90px; }
 .attempts li { margin: 2px 0; word-break: break-word; }
 .attempt-failed b { color: var(--bad); }
 .attempt-succeeded b { color: var(--good); }
+.attempt-offline b, .attempt-snoozed b, .attempt-throttled b { color: var(--muted); }
 .graph-box { overflow: auto; max-height: 420px; margin-bottom: 6px; }
 .graph .edge { stroke: var(--line); }
 .graph .node { cursor: pointer; }

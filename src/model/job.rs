@@ -326,27 +326,61 @@ pub struct Job {
     /// have not ended yet.
     #[serde(default)]
     pub waiting_on_jobs: u32,
-    /// What each failed attempt said, oldest first (the last 20 failures): a job that
-    /// succeeded on its third attempt keeps the first two's errors here, and its
-    /// detail shows them as a timeline.
+    /// What each attempt that did not succeed said, oldest first (the last 20): a job
+    /// that succeeded on its third attempt keeps the first two's errors here, and its
+    /// detail shows them as a timeline, with its deferrals (offline probes, snoozes,
+    /// throttles: [`AttemptError::outcome`]), which counted no attempt.
     #[serde(default)]
     pub errors: Vec<AttemptError>,
 }
 
-/// A failed attempt of a durable job: which, when it ended, and its error (redacted,
-/// cut to 500 characters).
+/// An attempt of a durable job that did not succeed: one that failed, or one its
+/// handler deferred (offline, a snooze, a throttle of its kind), which counted no
+/// attempt. Which, when it ended, what it said (redacted, cut to 500 characters), and
+/// for a deferral until when the job waited.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct AttemptError {
     /// The attempt, from 1. An attempt whose worker vanished (its lease ran out) is
-    /// here too, saying so; it does not count against the job's attempts.
+    /// here too, saying so; it does not count against the job's attempts, nor does a
+    /// deferral (the next attempt has the same number).
     pub attempt: u32,
-    /// When it ended.
+    /// When it ended (the last probe of a run of offline ones).
     pub at: Timestamp,
     /// What it said.
     pub error: String,
+    /// How it ended: `failed` (entries written before deferrals were kept say
+    /// nothing, and are failures).
+    #[serde(default)]
+    pub outcome: AttemptOutcome,
+    /// A deferral's end: when the job could run again (a snooze's or a throttle's
+    /// end, the kind's next probe while offline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<Timestamp>,
+    /// Offline: how many probes in a row found the network gone (one entry for the
+    /// run of them, `at` the last).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probes: Option<u32>,
+}
+
+/// How an attempt that did not succeed ended ([`AttemptError::outcome`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum AttemptOutcome {
+    /// It failed (retried while attempts remain): `JobError::retryable` or
+    /// `::permanent`, a panic, a time limit, a vanished worker.
+    #[default]
+    Failed,
+    /// It found the network gone (`JobError::offline`): the kind waited for it.
+    Offline,
+    /// The service asked this job to wait (`JobError::retry_after`).
+    Snoozed,
+    /// The service throttled the whole kind (`JobError::throttle_kind`).
+    Throttled,
 }
 
 /// How far a durable job's attempt is, as its handler reported.

@@ -33,8 +33,8 @@ pub use cron::{Cron, CronError};
 pub use health::{Health, HealthStatus};
 pub(crate) use job::percent;
 pub use job::{
-    Actor, AttemptError, Job, JobEnded, JobFilter, JobId, JobProgressValue, JobStatus, KindCount,
-    Priority,
+    Actor, AttemptError, AttemptOutcome, Job, JobEnded, JobFilter, JobId, JobProgressValue,
+    JobStatus, KindCount, Priority,
 };
 pub use local::{LocalJob, LocalJobId, LocalJobStatus, LocalRunEvent, MAX_LOCAL_RESULT_BYTES};
 pub(crate) use patterns::to_sql_glob;

@@ -73,7 +73,15 @@ pub struct Builder {
     pub(super) awake: Option<crate::awake::KeepAwake>,
     /// Whether the app's taskbar or dock entry shows their progress.
     pub(super) taskbar_progress: bool,
+    /// How long after the plugin's setup a run loop that has not started its loops,
+    /// with jobs queued, is worth a warning; [`RUN_LOOP_NOTICE`] when `None`.
+    run_loop_notice: Option<Duration>,
 }
+
+/// How long after its setup the plugin waits for the app's run loop before it warns
+/// that jobs are queued and nothing runs them (an app built by `tauri::test` and never
+/// run): longer than any app's `setup` should take.
+pub(crate) const RUN_LOOP_NOTICE: Duration = Duration::from_secs(5);
 
 impl Builder {
     /// An empty builder.
@@ -262,9 +270,18 @@ impl Builder {
         self
     }
 
+    /// How long after its setup the plugin waits for the app's run loop before it
+    /// warns that jobs are queued while nothing runs them; for the crate's own tests.
+    #[doc(hidden)]
+    pub fn run_loop_notice(mut self, after: Duration) -> Self {
+        self.run_loop_notice = Some(after);
+        self
+    }
+
     /// The plugin.
     pub fn build<R: Runtime>(self) -> TauriPlugin<R> {
         self.write_declarations_in_debug_builds();
+        let notice = self.run_loop_notice.unwrap_or(RUN_LOOP_NOTICE);
         let mut setup = Some(self);
         tauri::plugin::Builder::new(PLUGIN_NAME)
             .invoke_handler(every_command!(invoke_handler))
@@ -273,6 +290,12 @@ impl Builder {
                 let jobs = builder.start(app)?;
                 jobs.subscriptions.attach(&jobs.bus);
                 app.manage(jobs);
+                // Added while the app runs, from another thread, the plugin starts its
+                // loops at the end of the run loop's next turn: this gives the loop a
+                // turn. On the main thread (a plugin added on the builder or in
+                // `setup`) it runs at once and does nothing.
+                let _ = app.run_on_main_thread(|| {});
+                warn_if_the_loop_never_runs(app.clone(), notice);
                 Ok(())
             })
             .on_page_load(|webview, payload| {
@@ -335,4 +358,44 @@ fn on_run_event<R: Runtime>(app: &tauri::AppHandle<R>, event: &RunEvent) {
 /// after the start), when the app's setup returned long ago.
 pub(crate) fn starts_the_loops(event: &RunEvent) -> bool {
     matches!(event, RunEvent::Ready | RunEvent::MainEventsCleared)
+}
+
+/// Warns once, at WARN, when `after` has passed since the plugin's setup, its loops
+/// have not started and jobs are queued: an app that is built and never run (a test's
+/// `tauri::test` app) runs no job, and should hear why. Looks every `after` until the
+/// loops start or the plugin stops, for at most a minute; in an app that runs, once.
+fn warn_if_the_loop_never_runs<R: Runtime>(app: tauri::AppHandle<R>, after: Duration) {
+    tauri::async_runtime::spawn(async move {
+        let mut waited = Duration::ZERO;
+        while waited < Duration::from_secs(60) {
+            tokio::time::sleep(after).await;
+            waited += after;
+            let Some(jobs) = app.try_state::<Jobs>() else {
+                return;
+            };
+            if jobs.is_started() || jobs.is_stopped() {
+                return;
+            }
+            let queued: u32 = jobs
+                .queue
+                .counts()
+                .map(|counts| {
+                    counts
+                        .iter()
+                        .filter(|count| count.status == crate::queue::JobStatus::Queued)
+                        .map(|count| count.count)
+                        .sum()
+                })
+                .unwrap_or(0);
+            if queued > 0 {
+                tracing::warn!(
+                    queued,
+                    "jobs are queued and none runs: the plugin starts running jobs at the \
+                     app's RunEvent::Ready, which an app that is built and never run (a \
+                     tauri::test app) does not send; run it, or use testing::MockApp"
+                );
+                return;
+            }
+        }
+    });
 }

@@ -327,6 +327,11 @@ impl Jobs {
         });
     }
 
+    /// Whether [`shutdown`](Jobs::shutdown) has begun.
+    pub(crate) fn is_stopped(&self) -> bool {
+        self.stop.is_cancelled()
+    }
+
     /// Whether [`start`](Jobs::start) has run.
     pub(crate) fn is_started(&self) -> bool {
         self.started.is_completed()

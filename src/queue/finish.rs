@@ -412,7 +412,9 @@ fn defer_attempt(
     now: Timestamp,
     changes: &mut Changes,
 ) -> Result<Result<Finished>> {
-    let (exit, held_until) = match deferral {
+    // Where the job goes (`run_at`), whether it found the network gone or is a snooze,
+    // what it said, and until when nothing of it runs.
+    let (at, offline, snooze, note, held_until) = match deferral {
         Deferral::Offline { message } => {
             let error = sanitize_error(message);
             let since = attempt.offline_since.map(Timestamp::from_millis);
@@ -445,45 +447,36 @@ fn defer_attempt(
                 }
             }
             jobs::hold_for_network(tx, &attempt.kind, until, &error, now)?;
-            (
-                Exit::Deferred {
-                    at: now,
-                    offline: true,
-                    snooze: false,
-                },
-                until,
-            )
+            // Runnable at once, first in line, when the kind's hold lets a probe go.
+            (now, true, false, error, until)
         }
-        Deferral::Later { after, .. } => {
+        Deferral::Later { after, reason } => {
             let at = now.saturating_add(clamp_deferral(*after));
             if attempt.network_held {
                 jobs::end_network_hold(tx, &attempt.kind)?;
             }
-            let exit = Exit::Deferred {
-                at,
-                offline: false,
-                snooze: true,
-            };
-            (exit, at)
+            (at, false, true, sanitize_error(reason), at)
         }
         Deferral::Kind { after, reason } => {
             let at = now.saturating_add(clamp_deferral(*after));
             if attempt.network_held {
                 jobs::end_network_hold(tx, &attempt.kind)?;
             }
-            jobs::hold_for_service(tx, &attempt.kind, at, &sanitize_error(reason), now)?;
+            let note = sanitize_error(reason);
             // The kind's hold says why its jobs wait (`WaitingFor::Service`).
-            let exit = Exit::Deferred {
-                at,
-                offline: false,
-                snooze: false,
-            };
-            (exit, at)
+            jobs::hold_for_service(tx, &attempt.kind, at, &note, now)?;
+            (at, false, false, note, at)
         }
+    };
+    let exit = Exit::Deferred {
+        at,
+        offline,
+        snooze,
+        note: &note,
+        until: held_until,
     };
     let follow_up = jobs::exit_running(tx, fence, &exit, now, Some(attempt.followers))?;
     // Not an end and not a retry: the history counts it apart, as offline or throttled.
-    let offline = matches!(exit, Exit::Deferred { offline: true, .. });
     history::record_deferral(tx, &attempt.kind, offline, now)?;
     let mut event = change(&attempt.kind, fence, JobStatus::Running, JobStatus::Queued);
     event.attempt = event.attempt.saturating_sub(1);

@@ -64,9 +64,9 @@ pub use crate::backoff::{RetryPolicy, RetryPolicyError};
 pub use crate::json::MAX_JSON_DEPTH;
 pub use crate::kinds::{KindSpec, Schema};
 pub use crate::model::{
-    redact, sanitize_error, Actor, AttemptError, Conditions, Constraints, DependencyFailure,
-    EnqueueOutcome, Job, JobEnded, JobFilter, JobId, JobProgressValue, JobStatus, KindCount,
-    OnDuplicate, Priority, RateLimit, WaitingFor, MAX_ERROR_CHARS,
+    redact, sanitize_error, Actor, AttemptError, AttemptOutcome, Conditions, Constraints,
+    DependencyFailure, EnqueueOutcome, Job, JobEnded, JobFilter, JobId, JobProgressValue,
+    JobStatus, KindCount, OnDuplicate, Priority, RateLimit, WaitingFor, MAX_ERROR_CHARS,
 };
 pub use crate::store::integrity::{Integrity, BACKGROUND_BUDGET as INTEGRITY_BUDGET};
 pub use admin::RetryOutcome;

@@ -71,7 +71,13 @@ pub struct BackendBuilder {
     settings: RunnerSettings,
     start: Timestamp,
     awake: KeepAwake,
+    #[cfg(feature = "testing")]
+    app: Option<Arc<AppSetup>>,
 }
+
+/// What a [`Backend`]'s mock app is given at each open, as an app's `setup` is.
+#[cfg(feature = "testing")]
+type AppSetup = dyn Fn(&tauri::AppHandle<tauri::test::MockRuntime>) + Send + Sync;
 
 /// The request a [`Backend`] keeps the machine awake with: pretend, so that a test
 /// never asks the machine it runs on.
@@ -120,6 +126,47 @@ impl BackendBuilder {
         self
     }
 
+    /// Gives the handlers, local jobs and sync sources an app, as the plugin does in
+    /// one: a mock Tauri app (`tauri::test::mock_app`) that `setup` fills as the app's
+    /// own `setup` would (`app.manage(..)`), so that a handler's
+    /// [`ctx.app::<MockRuntime>()`](crate::runner::JobContext::app) reaches its state on
+    /// the fake clock. Run again at each [`restart`](Backend::restart), on a new mock
+    /// app, as an app restart runs its `setup` again. With the `testing` feature.
+    ///
+    /// ```
+    /// use tauri::test::MockRuntime;
+    /// use tauri::Manager;
+    /// use tauri_plugin_jobs::queue::{EnqueueOptions, JobStatus};
+    /// use tauri_plugin_jobs::runner::{Handler, JobContext};
+    /// use tauri_plugin_jobs::testing::Backend;
+    ///
+    /// struct Api { base: String }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let backend = Backend::builder()
+    ///     .handler(Handler::new("send", |note: u32, ctx: JobContext| async move {
+    ///         let app = ctx.app::<MockRuntime>()?;
+    ///         Ok(format!("{}/notes/{note}", app.state::<Api>().base))
+    ///     }))
+    ///     .app(|app| {
+    ///         app.manage(Api { base: "http://127.0.0.1:9".into() });
+    ///     })
+    ///     .build();
+    /// let id = backend.queue.enqueue("send", &7, EnqueueOptions::new()).unwrap().id;
+    /// backend.settle().await;
+    /// assert_eq!(backend.job(id).result, Some(serde_json::json!("http://127.0.0.1:9/notes/7")));
+    /// # });
+    /// ```
+    #[cfg(feature = "testing")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
+    pub fn app(
+        mut self,
+        setup: impl Fn(&tauri::AppHandle<tauri::test::MockRuntime>) + Send + Sync + 'static,
+    ) -> Self {
+        self.app = Some(Arc::new(setup));
+        self
+    }
+
     /// Where the clock starts; [`START`] by default.
     pub fn start_at(mut self, start: Timestamp) -> Self {
         self.start = start;
@@ -164,6 +211,8 @@ pub struct Backend {
     pub awake: KeepAwake,
     events: Arc<Mutex<Vec<Event>>>,
     setup: Arc<BackendBuilder>,
+    #[cfg(feature = "testing")]
+    app: Option<tauri::App<tauri::test::MockRuntime>>,
     dir: TempDir,
 }
 
@@ -202,6 +251,8 @@ impl Backend {
             settings: RunnerSettings::for_tests(),
             start: START,
             awake: KeepAwake::new(Pretend),
+            #[cfg(feature = "testing")]
+            app: None,
         }
     }
 
@@ -240,7 +291,18 @@ impl Backend {
                 .expect("the sync target to register");
         }
         let local = LocalJobs::with_clock(bus.clone(), clock.clone());
+        #[cfg(feature = "testing")]
+        let app = setup.app.as_ref().map(|fill| {
+            let app = tauri::test::mock_app();
+            fill(app.handle());
+            runner.set_app(app.handle());
+            local.set_app(app.handle());
+            sync.set_app(app.handle());
+            app
+        });
         Backend {
+            #[cfg(feature = "testing")]
+            app,
             clock,
             queue,
             runner,
@@ -253,6 +315,15 @@ impl Backend {
             setup,
             dir,
         }
+    }
+
+    /// The mock app the handlers reach, when the builder gave one
+    /// ([`BackendBuilder::app`]).
+    #[cfg(feature = "testing")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
+    #[must_use]
+    pub fn app(&self) -> Option<&tauri::AppHandle<tauri::test::MockRuntime>> {
+        self.app.as_ref().map(tauri::App::handle)
     }
 
     /// The clock's time.

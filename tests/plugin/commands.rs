@@ -406,7 +406,10 @@ fn a_refused_config_toml_starts_the_app_on_the_built_in_settings_and_says_why() 
         .iter()
         .map(|c| c["component"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["config", "raw.db", "conditions", "awake", "instances"]);
+    assert_eq!(
+        names,
+        ["config", "raw.db", "conditions", "awake", "instances"]
+    );
     drop(ui);
 
     // A file that is fine: healthy.

@@ -7,6 +7,7 @@ mod ends;
 mod interrupts;
 mod keys;
 mod offline;
+mod timeline;
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;

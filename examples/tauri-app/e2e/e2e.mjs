@@ -5,24 +5,32 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { remote } from "webdriverio";
 
+import { lifecycleTests } from "./lifecycle.mjs";
+
 const app = process.env.JOBS_DEMO_BIN;
 const port = Number(process.env.TAURI_DRIVER_PORT ?? 4444);
 const screenshot = process.env.SCREENSHOT_PATH;
 const artifacts = process.env.E2E_ARTIFACTS ?? "target/e2e";
 mkdirSync(artifacts, { recursive: true });
 
-async function session() {
+// A new process of the app, with `args` on its command line; `ready`: wait until its
+// page has drawn everything.
+async function session({ args = [], ready = true } = {}) {
   const browser = await remote({
     hostname: "127.0.0.1",
     port,
     logLevel: "warn",
     connectionRetryCount: 3,
+    // Every command here answers within seconds; a request that does not (a window
+    // gone) fails well before the run's own bound.
+    connectionRetryTimeout: 30_000,
     capabilities: {
       browserName: "wry",
       "wdio:enforceWebDriverClassic": true,
-      "tauri:options": { application: app },
+      "tauri:options": { application: app, args },
     },
   });
+  if (!ready) return browser;
   await browser.waitUntil(async () => (await browser.execute(() => document.body.dataset.ready)) === "true", {
     timeout: 30_000,
     timeoutMsg: "the page never became ready",
@@ -113,6 +121,18 @@ async function test(name, browser, body) {
       await browser.saveScreenshot(`${artifacts}/failure-${results.length}.png`);
     } catch {}
   }
+}
+
+function report() {
+  const passed = results.filter(([, ok]) => ok).length;
+  console.log(`${passed} passed, ${results.length - passed} failed`);
+  process.exit(passed === results.length ? 0 : 1);
+}
+
+// `E2E_ONLY=lifecycle scripts/e2e.sh`: the app's life alone (start order, quit, update).
+if (process.env.E2E_ONLY === "lifecycle") {
+  await lifecycleTests({ session, test, until });
+  report();
 }
 
 let browser = await session();
@@ -560,6 +580,9 @@ await test("after a restart durable jobs and sync state are still there", browse
 });
 await browser.deleteSession();
 
+// The app's life: start order after a restart, a quit with jobs running, an update.
+await lifecycleTests({ session, test, until });
+
 // A config.toml with a user's typo (`rate_limit` for `rate_limits`): the app starts all
 // the same, on the last file it took (none before here: the built-in settings), and the
 // page says why, naming the key it meant.
@@ -677,6 +700,4 @@ if (filled) {
   await browser.deleteSession();
 }
 
-const passed = results.filter(([, ok]) => ok).length;
-console.log(`${passed} passed, ${results.length - passed} failed`);
-process.exit(passed === results.length ? 0 : 1);
+report();

@@ -5,11 +5,13 @@ import type { Ingest, Ingested } from "./types";
 
 declare module "../../../guest-js/index" {
   interface JobKinds {
+    "after-setup": { payload: number; result: string };
     "embed-message": { payload: number; result: null };
     "import-mailbox": { payload: string; result: string };
     "ingest": { payload: Ingest; result: Ingested };
     "rebuild-index": { payload: null; result: string };
     "reembed": { payload: string; result: string };
+    "slow": { payload: number; result: string };
   }
   interface LocalKinds {
     "export": { args: number; result: string };

@@ -12,6 +12,7 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod conditions;
+mod lifecycle;
 mod server;
 mod source;
 
@@ -29,6 +30,7 @@ use tauri_plugin_jobs::sync::{SyncPolicy, SyncTarget};
 use tauri_plugin_jobs::typescript::Typescript;
 
 use conditions::DemoConditions;
+use lifecycle::PluginAt;
 use server::Feed;
 use source::FeedSource;
 
@@ -257,7 +259,8 @@ fn jobs_builder(address: String, conditions: DemoConditions) -> tauri_plugin_job
     for handler in import_handlers() {
         jobs = jobs.handler(handler);
     }
-    jobs
+    jobs.handler(lifecycle::after_setup_handler())
+        .handler(lifecycle::slow_handler())
 }
 
 fn main() {
@@ -270,10 +273,34 @@ fn main() {
     if let Some(path) = std::env::var_os("JOBS_DEMO_CONFIG") {
         jobs = jobs.config(path);
     }
-    tauri::Builder::default()
-        .plugin(jobs.build())
-        .manage(DemoServer { address, feed })
+    // On the builder, as apps do; the end-to-end run also starts the demo with the
+    // plugin added from `setup` or while it runs (`lifecycle`).
+    let start = lifecycle::Start::from_args();
+    let mut app = tauri::Builder::default();
+    let mut later = None;
+    match start.plugin_at {
+        PluginAt::Builder => app = app.plugin(jobs.build()),
+        PluginAt::Setup | PluginAt::Running => later = Some(jobs),
+    }
+    app.manage(DemoServer { address, feed })
         .manage(conditions)
+        .setup(move |app| {
+            if let Some(jobs) = later {
+                if start.plugin_at == PluginAt::Setup {
+                    app.handle().plugin(jobs.build())?;
+                } else {
+                    let handle = app.handle().clone();
+                    std::thread::spawn(move || {
+                        std::thread::sleep(Duration::from_millis(500));
+                        handle
+                            .plugin(jobs.build())
+                            .expect("the plugin added while the app runs");
+                    });
+                }
+            }
+            lifecycle::finish_setup(app, start);
+            Ok(())
+        })
         .invoke_handler(tauri::generate_handler![
             server_info,
             set_server_failing,
@@ -282,7 +309,13 @@ fn main() {
             enqueue_legacy_job,
             focus_window,
             set_pretend_on_battery,
-            bump_feed
+            bump_feed,
+            lifecycle::pid,
+            lifecycle::enqueue_probe,
+            lifecycle::jobs_of_kind,
+            lifecycle::close_main_window,
+            lifecycle::cancel_job,
+            lifecycle::prepare_update,
         ])
         .run(tauri::generate_context!())
         .expect("the demo app runs");

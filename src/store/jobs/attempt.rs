@@ -265,6 +265,10 @@ pub(crate) enum Exit<'a> {
         offline: bool,
         /// A snooze of this job alone: `at` is marked as its `snoozed_until`.
         snooze: bool,
+        /// What the handler said (redacted), and until when nothing of the job runs
+        /// (`at`, or the kind's next probe): kept in the job's attempts timeline.
+        note: &'a str,
+        until: Timestamp,
     },
 }
 
@@ -377,10 +381,15 @@ fn exit_fenced(
             at,
             offline,
             snooze,
+            note,
+            until,
         } => exit_with!(
-            "status = 'queued', attempts = attempts - 1, run_at = ?6, \
-             offline_since = CASE WHEN ?7 THEN coalesce(offline_since, ?4) END, \
-             snoozed_until = CASE WHEN ?8 THEN ?6 END",
+            concat!(
+                "status = 'queued', attempts = attempts - 1, run_at = ?6, \
+                 offline_since = CASE WHEN ?7 THEN coalesce(offline_since, ?4) END, \
+                 snoozed_until = CASE WHEN ?8 THEN ?6 END, errors = ",
+                deferral_noted!()
+            ),
             "",
             params![
                 id,
@@ -390,7 +399,16 @@ fn exit_fenced(
                 token,
                 at.as_millis(),
                 offline,
-                snooze
+                snooze,
+                note,
+                if *offline {
+                    "offline"
+                } else if *snooze {
+                    "snoozed"
+                } else {
+                    "throttled"
+                },
+                until.as_millis()
             ]
         ),
     };

@@ -65,6 +65,33 @@ macro_rules! errors_appended {
     };
 }
 
+/// The value of `jobs.errors` with a deferred attempt noted (its outcome `?10`:
+/// `offline`, `snoozed` or `throttled`; when it ended `?4`, what it said `?9`, until
+/// when nothing of it runs `?11`), in the timeline beside the failures. A run of offline
+/// probes is one entry: a probe after an entry that is already offline updates it (its
+/// `at`, `until`, `error`, and `probes` counted up), so a day offline keeps the
+/// failures before it rather than 5,760 probes. Dropped oldest first past 20, as the
+/// failures are.
+macro_rules! deferral_noted {
+    () => {
+        concat!(
+            "CASE WHEN ?10 = 'offline' AND json_extract(",
+            errors_array!(),
+            ", '$[#-1].outcome') = 'offline' THEN json_set(",
+            errors_array!(),
+            ", '$[#-1].at', ?4, '$[#-1].until', ?11, '$[#-1].error', ?9, \
+             '$[#-1].probes', coalesce(json_extract(",
+            errors_array!(),
+            ", '$[#-1].probes'), 1) + 1) ELSE json_remove(json_insert(",
+            errors_array!(),
+            ", '$[#]', json_object('attempt', attempts, 'at', ?4, 'error', ?9, \
+             'outcome', ?10, 'until', ?11)), CASE WHEN json_array_length(",
+            errors_array!(),
+            ") >= 20 THEN '$[0]' ELSE '$[20]' END) END"
+        )
+    };
+}
+
 /// `jobs.errors` when it is a JSON array, else an empty one.
 macro_rules! errors_array {
     () => {

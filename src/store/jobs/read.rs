@@ -7,8 +7,8 @@ use serde_json::Value;
 use crate::clock::Timestamp;
 use crate::error::{Error, Result};
 use crate::model::{
-    sanitize_error, to_sql_glob, Actor, AttemptError, Constraints, Job, JobFilter, JobId,
-    JobProgressValue, JobStatus, KindCount, Patterns, Priority,
+    sanitize_error, to_sql_glob, Actor, AttemptError, AttemptOutcome, Constraints, Job, JobFilter,
+    JobId, JobProgressValue, JobStatus, KindCount, Patterns, Priority,
 };
 
 use super::{status_from, JOB_COLUMNS};
@@ -333,18 +333,34 @@ fn job_from_row(r: &Row<'_>) -> rusqlite::Result<(Job, Option<Error>)> {
     Ok((job, unreadable))
 }
 
-/// The errors of a job's failed attempts as stored (`jobs.errors`); what cannot be
-/// read is left out, never an error of the whole read.
+/// The job's attempts that did not succeed as stored (`jobs.errors`): failures and
+/// deferrals; what cannot be read is left out, never an error of the whole read (an
+/// outcome this build does not know reads as a failure).
 fn errors_from(text: Option<&str>) -> Vec<AttemptError> {
     let mut errors: Vec<AttemptError> = text
         .and_then(|text| serde_json::from_str::<Vec<Value>>(text).ok())
         .unwrap_or_default()
         .into_iter()
         .filter_map(|entry| {
+            let outcome = match entry.get("outcome").and_then(Value::as_str) {
+                Some("offline") => AttemptOutcome::Offline,
+                Some("snoozed") => AttemptOutcome::Snoozed,
+                Some("throttled") => AttemptOutcome::Throttled,
+                _ => AttemptOutcome::Failed,
+            };
             Some(AttemptError {
                 attempt: u32::try_from(entry.get("attempt")?.as_u64()?).ok()?,
                 at: Timestamp::from_millis(entry.get("at")?.as_i64()?),
                 error: sanitize_error(entry.get("error")?.as_str()?),
+                outcome,
+                until: entry
+                    .get("until")
+                    .and_then(Value::as_i64)
+                    .map(Timestamp::from_millis),
+                probes: entry
+                    .get("probes")
+                    .and_then(Value::as_u64)
+                    .map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
             })
         })
         .collect();
