@@ -678,7 +678,7 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
         }
     }
     async function watchJob(id, options = {}) {
-        const { onProgress: report = () => { }, signal } = typeof options === "function" ? { onProgress: options } : options;
+        const { onProgress: report = () => { }, signal, onStep = () => { }, } = typeof options === "function" ? { onProgress: options } : options;
         // Each figure once: a read that finds the bar where it was says nothing.
         let last = null;
         const onProgress = (percent, done, total) => {
@@ -702,6 +702,9 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
             if (event.type === "jobProgress" && event.id === id) {
                 if (!following)
                     onProgress(event.percent, event.done, event.total);
+            }
+            else if (event.type === "jobStep" && event.id === id) {
+                onStep(event);
             }
             else if (event.type === "jobStateChanged" && FINISHED.includes(event.to)) {
                 // A piece's end: the events name no parent, so any end may be one.
@@ -864,6 +867,33 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     async function retryWorkflow(parent) {
         return unwrap(await commands.retryWorkflow(parent));
     }
+    /** The most jobs one page of {@link workflowResults} reads. */
+    const RESULTS_PAGE = 1000;
+    /**
+     * The results of the workflow under `parent`, piece by piece: each of its pieces (and
+     * the jobs after them) the window may read, oldest first, with its status, result and
+     * last error, typed by kind where the app declares its kinds (narrow on `kind`). Pieces
+     * of kinds outside the window's scope are left out, as `listJobs` leaves them; a
+     * piece not ended yet has no result. Read in pages of 1,000.
+     *
+     * ```ts
+     * for (const piece of await workflowResults(ids.parent)) {
+     *   if (piece.kind === "embed" && piece.status === "succeeded") sizes.push(piece.result);
+     * }
+     * ```
+     */
+    async function workflowResults(parent) {
+        const pieces = [];
+        let before = null;
+        for (;;) {
+            const page = unwrap(await commands.listJobs(jobFilter({ parent, before, limit: RESULTS_PAGE })));
+            pieces.push(...page);
+            if (page.length < RESULTS_PAGE)
+                break;
+            before = page[page.length - 1].id;
+        }
+        return pieces.reverse();
+    }
     /** What a job waits for and what waits for it; `null` when there is no such job. */
     async function jobDependencies(id) {
         return unwrap(await commands.jobDependencies(id));
@@ -941,7 +971,10 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
         // is the throttle's, said below, not a backoff after its earlier failures.
         const throttledTo = (job.waitingFor ?? []).find((waiting) => waiting.condition === "service");
         const throttled = throttledTo?.condition === "service" && job.runAt <= throttledTo.until;
-        if (job.snoozedUntil != null && job.snoozedUntil === job.runAt && job.runAt > now) {
+        if (job.sleepingUntil != null && job.sleepingUntil === job.runAt && job.runAt > now) {
+            reasons.push(`sleeping until ${clock(job.runAt, now)}: a durable sleep of its handler (not a failed attempt)`);
+        }
+        else if (job.snoozedUntil != null && job.snoozedUntil === job.runAt && job.runAt > now) {
             reasons.push(`the service asked it to wait: runs again at ${clock(job.runAt, now)} (not a failed attempt)`);
         }
         else if (job.runAt > now && !throttled) {
@@ -1277,6 +1310,7 @@ var __TAURI_PLUGIN_JOBS__ = (function (exports) {
     exports.watchLocalJob = watchLocalJob;
     exports.whyWaiting = whyWaiting;
     exports.wireNetworkHint = wireNetworkHint;
+    exports.workflowResults = workflowResults;
 
     return exports;
 

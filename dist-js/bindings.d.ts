@@ -535,7 +535,9 @@ export type AttemptOutcome =
 /**  The service asked this job to wait (`JobError::retry_after`). */
 "snoozed" | 
 /**  The service throttled the whole kind (`JobError::throttle_kind`). */
-"throttled";
+"throttled" | 
+/**  Its handler began a durable sleep (`JobContext::sleep`): it went on after it. */
+"slept";
 /**  What `cancel` did. */
 export type CancelResult = 
 /**  It was queued and is now cancelled. */
@@ -772,6 +774,10 @@ export type Event =
 {
     type: "jobProgress";
 } & JobProgress | 
+/**  A durable job's handler began a step, or recorded one (or a durable sleep). */
+{
+    type: "jobStep";
+} & JobStepChanged | 
 /**  A finished durable job was deleted. */
 {
     type: "jobDeleted";
@@ -896,6 +902,12 @@ export type HistoryPoint = {
      *  `JobError::throttle_kind`): not retries, and not counted as attempts.
      */
     throttled: number;
+    /**
+     *  Attempts that began a durable sleep of their handler
+     *  ([`JobContext::sleep`](crate::runner::JobContext::sleep)): not retries, and not
+     *  counted as attempts.
+     */
+    slept?: number;
     /**  The time from runnable to start of the attempts that ended in it, median. */
     waitP50Ms: number | null;
     /**  The same, 95th percentile. */
@@ -1008,6 +1020,19 @@ export type Job = {
      *  `whyWaiting` says "the service asked it to wait", not "backing off".
      */
     snoozedUntil: Timestamp | null;
+    /**
+     *  Set while a queued job waits out a durable sleep of its handler
+     *  ([`JobContext::sleep`](crate::runner::JobContext::sleep)): when it ends. Its
+     *  steps say which ([`Job::steps`]).
+     */
+    sleepingUntil?: Timestamp | null;
+    /**
+     *  The steps its handler finished and the durable sleeps it began, in the order
+     *  they ended ([`JobContext::step`](crate::runner::JobContext::step)): names,
+     *  when, how long; what they returned stays in `raw.db` for the next attempts.
+     *  Read by `get` (the webview's `getJob`), empty in lists.
+     */
+    steps?: JobStep[];
     /**
      *  The current (or last) attempt's latest progress as the handler reported it,
      *  stored at most once a second while it runs and with its outcome; empty until it
@@ -1192,6 +1217,46 @@ export type JobStatus =
 "failed" | 
 /**  Cancelled before it finished. */
 "cancelled";
+/**
+ *  A step a durable job's handler finished
+ *  ([`JobContext::step`](crate::runner::JobContext::step)), or a durable sleep it began
+ *  ([`JobContext::sleep`](crate::runner::JobContext::sleep)): what the inspector and
+ *  `getJob` show. What a step returned is not here: it stays in `raw.db` for the
+ *  job's next attempts.
+ */
+export type JobStep = {
+    /**  Its name, unique within the job. */
+    name: string;
+    /**  The attempt that finished it, from 1. */
+    attempt: number;
+    /**  When its body started (a sleep: when it began). */
+    startedAt: Timestamp;
+    /**  When it was recorded. */
+    finishedAt: Timestamp;
+    /**  A durable sleep: when it ends. */
+    sleepUntil: Timestamp | null;
+};
+/**
+ *  A durable job's handler began a step (`finished_at` is `None`: the step running
+ *  now), or recorded one, or began a durable sleep (`sleep_until`). A step begun is
+ *  heard from the process that runs it; a step recorded, once it is committed.
+ */
+export type JobStepChanged = {
+    /**  The job. */
+    id: JobId;
+    /**  Its kind. */
+    kind: string;
+    /**  The attempt running it, from 1. */
+    attempt: number;
+    /**  The step's name. */
+    name: string;
+    /**  When its body started. */
+    startedAt: Timestamp;
+    /**  When it was recorded; `None` while it runs. */
+    finishedAt: Timestamp | null;
+    /**  A durable sleep: when it ends. */
+    sleepUntil: Timestamp | null;
+};
 /**
  *  One bus event for the webview, as a subscription's channel carries it.
  *

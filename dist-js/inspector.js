@@ -92,6 +92,15 @@ function rowOf(tbody, id) {
 }
 /** What a job of a kind nobody runs here is waiting for. */
 const NO_HANDLER = "waiting for a handler that is not registered in this app (a kind an update removed?)";
+/** A duration in words: "850 ms", "1.2 s", "3 min 5 s". */
+function seconds(ms) {
+    if (ms < 1000)
+        return `${Math.max(0, Math.round(ms))} ms`;
+    if (ms < 60_000)
+        return `${(ms / 1000).toFixed(1)} s`;
+    const s = Math.round(ms / 1000);
+    return `${Math.floor(s / 60)} min ${s % 60} s`;
+}
 
 const SVG$1 = "http://www.w3.org/2000/svg";
 const WIDTH = 600;
@@ -203,6 +212,7 @@ function mountHistory(shell) {
             const retries = sum(points, (p) => p.retries);
             const offline = sum(points, (p) => p.offline);
             const throttled = sum(points, (p) => p.throttled);
+            const slept = sum(points, (p) => p.slept ?? 0);
             const run = worst(points, (p) => p.runP95Ms);
             const wait = worst(points, (p) => p.waitP95Ms);
             const words = [
@@ -211,6 +221,7 @@ function mountHistory(shell) {
                 `${retries} retried`,
                 offline > 0 ? `${offline} deferred offline` : null,
                 throttled > 0 ? `${throttled} asked to wait` : null,
+                slept > 0 ? `${slept} began a durable sleep` : null,
                 run === null ? null : `run p95 up to ${duration(run)}`,
                 wait === null ? null : `wait p95 up to ${duration(wait)}`,
             ].filter((w) => w !== null);
@@ -512,7 +523,7 @@ function mountJobs(shell) {
             }
         }
         actions.append(h("button", { "data-action": "close", onclick: () => select(null) }, "Close"));
-        detail.replaceChildren(h("h3", {}, `Job #${job.id}`), h("dl", {}, ...facts.flatMap(([name, value]) => [h("dt", {}, name), h("dd", {}, value)])), ...(graph ? [h("h4", {}, "Graph"), h("div", { id: "detail-graph", class: "graph-box" }, graph)] : []), h("h4", {}, "Payload"), h("pre", { id: "detail-payload" }, json(job.payload)), h("h4", {}, "Result"), h("pre", { id: "detail-result" }, json(job.result)), ...(job.lastError === null ? [] : [h("h4", {}, "Last error"), h("pre", { id: "detail-error" }, job.lastError)]), ...(job.attempts === 0 && !job.errors?.length ? [] : [h("h4", {}, "Attempts"), attemptsTimeline(job)]), actions);
+        detail.replaceChildren(h("h3", {}, `Job #${job.id}`), h("dl", {}, ...facts.flatMap(([name, value]) => [h("dt", {}, name), h("dd", {}, value)])), ...(graph ? [h("h4", {}, "Graph"), h("div", { id: "detail-graph", class: "graph-box" }, graph)] : []), h("h4", {}, "Payload"), h("pre", { id: "detail-payload" }, json(job.payload)), h("h4", {}, "Result"), h("pre", { id: "detail-result" }, json(job.result)), ...(job.lastError === null ? [] : [h("h4", {}, "Last error"), h("pre", { id: "detail-error" }, job.lastError)]), ...(job.attempts === 0 && !job.errors?.length ? [] : [h("h4", {}, "Attempts"), attemptsTimeline(job)]), ...stepsSection(job), actions);
     }
     /**
      * A job's attempts, oldest first: each one that failed or was deferred (offline, a
@@ -534,6 +545,8 @@ function mountJobs(shell) {
                     return h("li", { class: "attempt-snoozed" }, head, ` snoozed ${time(e.at)} until ${time(e.until)}: `, said, " (not counted)");
                 case "throttled":
                     return h("li", { class: "attempt-throttled" }, head, ` met a throttle of its kind ${time(e.at)}, until ${time(e.until)}: `, said, " (not counted)");
+                case "slept":
+                    return h("li", { class: "attempt-slept" }, head, ` began a durable sleep ${time(e.at)}, until ${time(e.until)} (not counted)`);
                 default:
                     return h("li", { class: "attempt-failed" }, head, ` failed ${time(e.at)}: `, said);
             }
@@ -553,6 +566,24 @@ function mountJobs(shell) {
                 items.push(h("li", { class: `attempt-${job.status}` }, ...line));
         }
         return h("ol", { id: "detail-attempts", class: "attempts" }, ...items);
+    }
+    /**
+     * A job's steps (durable steps of its handler): each one recorded, with the attempt
+     * that ran it, when it ended and how long its body took, a durable sleep with its
+     * end, then the step running now, as the job's events said.
+     */
+    function stepsSection(job) {
+        const done = job.steps ?? [];
+        const items = done.map((step) => step.sleepUntil === null
+            ? h("li", { class: "step-done" }, h("b", {}, step.name), ` done ${time(step.finishedAt)} by attempt ${step.attempt}, in ${seconds(step.finishedAt - step.startedAt)}`)
+            : h("li", { class: "step-sleep" }, h("b", {}, step.name), ` sleeps until ${time(step.sleepUntil)} (begun ${time(step.startedAt)})`));
+        const last = state.steps.get(job.id);
+        if (job.status === "running" && last && last.finishedAt === null && !done.some((step) => step.name === last.name)) {
+            items.push(h("li", { class: "step-running" }, h("b", {}, last.name), ` running since ${time(last.startedAt)}`));
+        }
+        if (items.length === 0)
+            return [];
+        return [h("h4", {}, "Steps"), h("ol", { id: "detail-steps", class: "attempts" }, ...items)];
     }
     /** Jobs by id, each opening its detail: the first ones listed, and how many more. */
     function idList(id, ids, total) {
@@ -595,6 +626,8 @@ function liveUpdates(shell, jobs, tables, history) {
             switch (event.type) {
                 case "jobStateChanged":
                 case "jobDeleted": {
+                    if (event.type === "jobDeleted" || event.to !== "running")
+                        state.steps.delete(event.id);
                     const shown = state.rows.some((row) => row.id === event.id);
                     if (state.view === "jobs" && (shown || state.cursors.length === 1))
                         soon("jobs", 100, loadJobs);
@@ -608,6 +641,13 @@ function liveUpdates(shell, jobs, tables, history) {
                     const cell = rowOf(tbody, event.id)?.querySelector("td.progress");
                     if (cell)
                         cell.replaceChildren(progressCell(event));
+                    if (state.selected === event.id)
+                        soon("detail", 250, () => drawDetail(event.id));
+                    break;
+                }
+                case "jobStep": {
+                    // The last one of each job; a job's end forgets it (its steps are read).
+                    state.steps.set(event.id, event);
                     if (state.selected === event.id)
                         soon("detail", 250, () => drawDetail(event.id));
                     break;
@@ -708,7 +748,8 @@ progress { width: 90px; }
 .attempts li { margin: 2px 0; word-break: break-word; }
 .attempt-failed b { color: var(--bad); }
 .attempt-succeeded b { color: var(--good); }
-.attempt-offline b, .attempt-snoozed b, .attempt-throttled b { color: var(--muted); }
+.attempt-offline b, .attempt-snoozed b, .attempt-throttled b, .attempt-slept b, .step-sleep b { color: var(--muted); }
+.step-done b { color: var(--good); }
 .graph-box { overflow: auto; max-height: 420px; margin-bottom: 6px; }
 .graph .edge { stroke: var(--line); }
 .graph .node { cursor: pointer; }
@@ -871,6 +912,7 @@ function mountInspector(host, options = {}) {
         // Events the plugin's stream dropped, as last seen; none are looked at before the
         // first render.
         seenDropped: Number.POSITIVE_INFINITY,
+        steps: new Map(),
     };
     const unlisten = [];
     const timers = new Map();

@@ -2,7 +2,7 @@
  * Following work to its end: a local job (for a progress bar), a durable job whoever
  * runs it, and a workflow through its parent (one bar for the whole).
  */
-import { type EnqueueArgs, type LocalJob, type LocalJobProgress, type Value } from "./bindings";
+import { type EnqueueArgs, type JobStepChanged, type LocalJob, type LocalJobProgress, type Value } from "./bindings";
 import type { DeclaredJobKind, JobIdOf, PayloadOf, ResultOf, UndeclaredJobKind } from "./kinds";
 /**
  * Follows one local job to its end, calling `onProgress` with 0 to 100 (or `null`
@@ -15,6 +15,12 @@ export type WatchOptions = {
     onProgress?: (percent: number | null, done: number, total: number | null) => void;
     /** When it fires, the job is cancelled (and the promise rejects with `cancelled`). */
     signal?: AbortSignal;
+    /**
+     * Called as the job's handler begins a step (`finishedAt` is `null`: the step
+     * running now), records one, or begins a durable sleep (`sleepUntil`). The steps
+     * done before the call are in `getJob(id).steps`.
+     */
+    onStep?: (step: JobStepChanged) => void;
 };
 /**
  * Follows a durable job to its end, whoever runs it: resolves with its result, or

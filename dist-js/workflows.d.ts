@@ -5,7 +5,7 @@
  * retry as one. Follow one to its end with `watchJob(parent)`.
  */
 import { type EnqueueArgs, type JobDependencies, type WorkflowCancelled, type WorkflowIds, type WorkflowRetried, type WorkflowState } from "./bindings";
-import type { JobIdOf, JobKindName, PayloadOf } from "./kinds";
+import type { JobIdOf, JobKindName, PayloadOf, TypedJob } from "./kinds";
 /**
  * One job of a workflow of kind `K`: its payload (which may be left out where the kind
  * takes `null`) and options (no `parent`: the workflow sets it).
@@ -58,5 +58,19 @@ export declare function cancelWorkflow(parent: number): Promise<WorkflowCancelle
  * failure cancelled wait again (`jobs:admin`).
  */
 export declare function retryWorkflow(parent: number): Promise<WorkflowRetried>;
+/**
+ * The results of the workflow under `parent`, piece by piece: each of its pieces (and
+ * the jobs after them) the window may read, oldest first, with its status, result and
+ * last error, typed by kind where the app declares its kinds (narrow on `kind`). Pieces
+ * of kinds outside the window's scope are left out, as `listJobs` leaves them; a
+ * piece not ended yet has no result. Read in pages of 1,000.
+ *
+ * ```ts
+ * for (const piece of await workflowResults(ids.parent)) {
+ *   if (piece.kind === "embed" && piece.status === "succeeded") sizes.push(piece.result);
+ * }
+ * ```
+ */
+export declare function workflowResults(parent: number): Promise<TypedJob[]>;
 /** What a job waits for and what waits for it; `null` when there is no such job. */
 export declare function jobDependencies(id: number): Promise<JobDependencies | null>;

@@ -246,6 +246,25 @@ describe("durable jobs", () => {
     expect(percents).toEqual([30, 60]);
   });
 
+  it("watchJob tells of the job's steps as its handler begins and records them", async () => {
+    let record = jobRecord({ status: "running" });
+    backend((cmd) => (cmd === "plugin:jobs|get_job" ? record : null));
+    const steps: [string, number | null][] = [];
+    const watching = watchJob(5, { onStep: (step) => steps.push([step.name, step.finishedAt]) });
+    await tick();
+    const step = { type: "jobStep" as const, kind: "ingest", attempt: 1, startedAt: 1, sleepUntil: null };
+    await jobsEvent({ ...step, id: 5, name: "download", finishedAt: null });
+    await jobsEvent({ ...step, id: 5, name: "download", finishedAt: 2 });
+    await jobsEvent({ ...step, id: 6, name: "another job's", finishedAt: null });
+    record = jobRecord({ status: "succeeded", result: "done" });
+    await jobsEvent({ type: "jobStateChanged", id: 5, kind: "ingest", from: "running", to: "succeeded", attempt: 1, at: 3 });
+    await expect(watching).resolves.toBe("done");
+    expect(steps).toEqual([
+      ["download", null],
+      ["download", 2],
+    ]);
+  });
+
   it("watchJob rejects with jobFailed, naming the last error, and notFound for no job", async () => {
     backend((cmd, args) =>
       cmd === "plugin:jobs|get_job" && args.id === 5 ? jobRecord({ status: "failed", lastError: "disk full" }) : null,
@@ -447,6 +466,10 @@ describe("words", () => {
     ]);
     expect(api.whyWaiting({ ...queued, runAt: now + 30_000, attempts: 3, snoozedUntil: now + 600_000 }, { now })).toEqual([
       "backing off after 3 failed attempts: runs again at 08:00:30",
+    ]);
+    // A durable sleep of its handler, while its runAt is the sleep's end.
+    expect(api.whyWaiting({ ...queued, runAt: now + 3_600_000, attempts: 1, sleepingUntil: now + 3_600_000 }, { now })).toEqual([
+      "sleeping until 09:00:00: a durable sleep of its handler (not a failed attempt)",
     ]);
     expect(api.waitingText([{ condition: "network", nextTry: now }])).toBe("waiting for the network");
   });

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Job } from "./bindings";
 import { mountInspector } from "./inspector";
 import { backend, graphOf, job, lastList, until } from "./inspector-fixtures";
+import { jobsEvent } from "./test-plugin";
 
 afterEach(() => {
   clearMocks();
@@ -129,6 +130,34 @@ describe("inspector: a job's detail", () => {
       ["attempt-snoozed", expect.stringMatching(/^Attempt 2 snoozed .* until .*: HTTP 503 \(not counted\)$/)],
       ["attempt-succeeded", expect.stringMatching(/^Attempt 2 succeeded /)],
     ]);
+    inspector.destroy();
+  });
+
+  it("a job's steps show what was done, a durable sleep, and the step running now", async () => {
+    const steps = [
+      { name: "download", attempt: 1, startedAt: 1_000, finishedAt: 3_500, sleepUntil: null },
+      { name: "cool-down", attempt: 1, startedAt: 4_000, finishedAt: 4_000, sleepUntil: 90_000 },
+    ];
+    const errors = [{ attempt: 1, at: 4_000, error: "sleeping: step \"cool-down\"", outcome: "slept" as const, until: 90_000 }];
+    backend([job(1, { status: "running", attempts: 1, steps, errors, startedAt: 90_000 })], false);
+    const host = document.createElement("div");
+    const inspector = mountInspector(host);
+    await inspector.ready;
+    const root = host.shadowRoot!;
+    (root.querySelector('button[data-action="open"]') as HTMLElement).click();
+    await until(() => !!root.querySelector("#detail-steps"), "the steps");
+    const lines = () => Array.from(root.querySelectorAll("#detail-steps li"), (li) => [li.className, li.textContent]);
+    expect(lines()).toEqual([
+      ["step-done", expect.stringMatching(/^download done .* by attempt 1, in 2\.5 s$/)],
+      ["step-sleep", expect.stringMatching(/^cool-down sleeps until .* \(begun .*\)$/)],
+    ]);
+    expect(Array.from(root.querySelectorAll("#detail-attempts li"), (li) => li.className)).toContain("attempt-slept");
+    // The handler begins its next step: the detail says it runs.
+    await jobsEvent({
+      type: "jobStep", id: 1, kind: "ingest", attempt: 1, name: "summarise", startedAt: 91_000, finishedAt: null, sleepUntil: null,
+    });
+    await until(() => lines().length === 3, "the running step");
+    expect(lines()[2]).toEqual(["step-running", expect.stringMatching(/^summarise running since /)]);
     inspector.destroy();
   });
 

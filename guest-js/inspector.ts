@@ -63,6 +63,7 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
     // Events the plugin's stream dropped, as last seen; none are looked at before the
     // first render.
     seenDropped: Number.POSITIVE_INFINITY,
+    steps: new Map(),
   };
   const unlisten: UnlistenFn[] = [];
   const timers = new Map<string, ReturnType<typeof setTimeout>>();

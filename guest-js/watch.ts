@@ -8,6 +8,7 @@ import {
   type Job,
   type JobProgressValue,
   type JobStatus,
+  type JobStepChanged,
   type LocalJob,
   type LocalJobProgress,
   type Value,
@@ -76,6 +77,12 @@ export type WatchOptions = {
   onProgress?: (percent: number | null, done: number, total: number | null) => void;
   /** When it fires, the job is cancelled (and the promise rejects with `cancelled`). */
   signal?: AbortSignal;
+  /**
+   * Called as the job's handler begins a step (`finishedAt` is `null`: the step
+   * running now), records one, or begins a durable sleep (`sleepUntil`). The steps
+   * done before the call are in `getJob(id).steps`.
+   */
+  onStep?: (step: JobStepChanged) => void;
 };
 
 /** After an event, how long a followed workflow waits before reading its state again. */
@@ -168,7 +175,11 @@ export async function watchJob<T>(
   id: number,
   options: WatchOptions | NonNullable<WatchOptions["onProgress"]> = {},
 ): Promise<T> {
-  const { onProgress: report = () => {}, signal } = typeof options === "function" ? { onProgress: options } : options;
+  const {
+    onProgress: report = () => {},
+    signal,
+    onStep = () => {},
+  } = typeof options === "function" ? { onProgress: options } : options;
   // Each figure once: a read that finds the bar where it was says nothing.
   let last: [number | null, number, number | null] | null = null;
   const onProgress = (percent: number | null, done: number, total: number | null) => {
@@ -190,6 +201,8 @@ export async function watchJob<T>(
   const unlisten = await onJobsEvent((event) => {
     if (event.type === "jobProgress" && event.id === id) {
       if (!following) onProgress(event.percent, event.done, event.total);
+    } else if (event.type === "jobStep" && event.id === id) {
+      onStep(event);
     } else if (event.type === "jobStateChanged" && FINISHED.includes(event.to)) {
       // A piece's end: the events name no parent, so any end may be one.
       if (event.id === id || following) poke();

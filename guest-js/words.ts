@@ -60,7 +60,7 @@ function clock(ms: number, now: number): string {
  */
 export function whyWaiting(
   job: Pick<Job, "status" | "kind" | "runAt" | "attempts" | "handlerMissing" | "rateLimitedUntil" | "waitingFor"> &
-    Partial<Pick<Job, "snoozedUntil" | "heldBecause">>,
+    Partial<Pick<Job, "snoozedUntil" | "heldBecause" | "sleepingUntil">>,
   options: { now?: number; paused?: Iterable<string> } = {},
 ): string[] {
   if (job.status !== "queued") return [];
@@ -75,7 +75,9 @@ export function whyWaiting(
   // is the throttle's, said below, not a backoff after its earlier failures.
   const throttledTo = (job.waitingFor ?? []).find((waiting) => waiting.condition === "service");
   const throttled = throttledTo?.condition === "service" && job.runAt <= throttledTo.until;
-  if (job.snoozedUntil != null && job.snoozedUntil === job.runAt && job.runAt > now) {
+  if (job.sleepingUntil != null && job.sleepingUntil === job.runAt && job.runAt > now) {
+    reasons.push(`sleeping until ${clock(job.runAt, now)}: a durable sleep of its handler (not a failed attempt)`);
+  } else if (job.snoozedUntil != null && job.snoozedUntil === job.runAt && job.runAt > now) {
     reasons.push(`the service asked it to wait: runs again at ${clock(job.runAt, now)} (not a failed attempt)`);
   } else if (job.runAt > now && !throttled) {
     reasons.push(

@@ -1,7 +1,16 @@
 import { clearMocks } from "@tauri-apps/api/mocks";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
-import { JobsError, cancelWorkflow, enqueueWorkflow, getWorkflow, jobDependencies, retryWorkflow, watchJob } from "./index";
+import {
+  JobsError,
+  cancelWorkflow,
+  enqueueWorkflow,
+  getWorkflow,
+  jobDependencies,
+  retryWorkflow,
+  watchJob,
+  workflowResults,
+} from "./index";
 import type { JobStatus, WorkflowState } from "./bindings";
 import { backend, jobRecord, jobsEvent, tick } from "./test-plugin";
 
@@ -34,6 +43,23 @@ describe("workflows", () => {
     expect(sent.parent).toMatchObject({ kind: "import", payload: { mailbox: "inbox" }, options: { parent: null, after: null } });
     expect(sent.pieces[1].options).toMatchObject({ priority: 10, dedupeKey: null });
     expect(sent.then[0]).toMatchObject({ kind: "reindex", payload: null, options: { onDependencyFailure: "run" } });
+  });
+
+  it("workflowResults reads every piece the window may read, in pages, oldest first", async () => {
+    // 2,500 pieces under parent 1, as list_jobs pages them: newest first, before a cursor.
+    const pieces = Array.from({ length: 2500 }, (_, n) => jobRecord({ id: n + 2, parent: 1, status: "succeeded", result: n }));
+    const calls = backend((_cmd, args) => {
+      const f = args.filter;
+      return pieces
+        .filter((j) => j.parent === f.parent && (f.before === null || j.id < f.before))
+        .sort((a, b) => b.id - a.id)
+        .slice(0, f.limit);
+    });
+    const results = await workflowResults(1);
+    expect(results).toHaveLength(2500);
+    expect(results[0]).toMatchObject({ id: 2, result: 0 });
+    expect(results[2499]).toMatchObject({ id: 2501, result: 2499 });
+    expect(calls.map((c) => (c.args as any).filter.before)).toEqual([null, 1502, 502]);
   });
 
   it("the workflow commands pass the parent and return what the plugin says", async () => {

@@ -7,6 +7,7 @@
 import {
   commands,
   type EnqueueArgs,
+  type Job,
   type JobDependencies,
   type Value,
   type WorkflowCancelled,
@@ -14,8 +15,8 @@ import {
   type WorkflowRetried,
   type WorkflowState,
 } from "./bindings";
-import { enqueueArgs, unwrap } from "./core";
-import type { JobIdOf, JobKindName, PayloadOf } from "./kinds";
+import { enqueueArgs, jobFilter, unwrap } from "./core";
+import type { JobIdOf, JobKindName, PayloadOf, TypedJob } from "./kinds";
 
 /**
  * One job of a workflow of kind `K`: its payload (which may be left out where the kind
@@ -84,6 +85,34 @@ export async function cancelWorkflow(parent: number): Promise<WorkflowCancelled>
  */
 export async function retryWorkflow(parent: number): Promise<WorkflowRetried> {
   return unwrap(await commands.retryWorkflow(parent));
+}
+
+/** The most jobs one page of {@link workflowResults} reads. */
+const RESULTS_PAGE = 1000;
+
+/**
+ * The results of the workflow under `parent`, piece by piece: each of its pieces (and
+ * the jobs after them) the window may read, oldest first, with its status, result and
+ * last error, typed by kind where the app declares its kinds (narrow on `kind`). Pieces
+ * of kinds outside the window's scope are left out, as `listJobs` leaves them; a
+ * piece not ended yet has no result. Read in pages of 1,000.
+ *
+ * ```ts
+ * for (const piece of await workflowResults(ids.parent)) {
+ *   if (piece.kind === "embed" && piece.status === "succeeded") sizes.push(piece.result);
+ * }
+ * ```
+ */
+export async function workflowResults(parent: number): Promise<TypedJob[]> {
+  const pieces: TypedJob[] = [];
+  let before: number | null = null;
+  for (;;) {
+    const page: Job[] = unwrap(await commands.listJobs(jobFilter({ parent, before, limit: RESULTS_PAGE })));
+    pieces.push(...(page as TypedJob[]));
+    if (page.length < RESULTS_PAGE) break;
+    before = page[page.length - 1].id;
+  }
+  return pieces.reverse();
 }
 
 /** What a job waits for and what waits for it; `null` when there is no such job. */

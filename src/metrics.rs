@@ -39,7 +39,8 @@ pub const ENDED: &str = "jobs.ended";
 pub const RETRIED: &str = "jobs.retried";
 /// Leases taken back from a worker that stopped heartbeating, by `kind`.
 pub const RECLAIMED: &str = "jobs.reclaimed";
-/// Attempts a handler deferred: offline, a snooze, a throttle (not retries).
+/// Attempts a handler deferred: offline, a snooze, a throttle, a durable sleep (not
+/// retries).
 pub const DEFERRED: &str = "jobs.deferred";
 /// Seconds from runnable to start of each attempt that ended, by `kind`.
 pub const WAIT_SECONDS: &str = "jobs.wait_seconds";

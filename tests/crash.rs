@@ -6,6 +6,8 @@
 //! bounded in time, cleaned up on the way out.
 
 mod common;
+#[path = "crash/steps.rs"]
+mod steps;
 
 use common::unfinished;
 

@@ -233,3 +233,163 @@ fn a_job_reads_what_setup_managed() {
         .expect("the job succeeded on its first attempt");
 }
 }
+
+/// docs/steps.md, "Long work in steps": the handler as the page writes it.
+#[rustfmt::skip]
+mod steps_page {
+use std::time::Duration;
+
+use tauri_plugin_jobs::runner::{Handler, JobContext, JobError};
+
+/// An episode to summarise: where it is.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct Episode { pub url: String }
+
+pub fn summarise_episode() -> Handler {
+    Handler::new("summarise-episode", |episode: Episode, ctx: JobContext| async move {
+        // Each step's body runs once; a later attempt reads back what it returned.
+        let file: String = ctx.step("download", || download(&episode.url)).await?;
+        let text: String = ctx.step("transcribe", || transcribe(&file)).await?;
+        // The paid call: never paid twice, whatever happens after it.
+        let summary: String = ctx.step("summarise", || paid_summary(&text)).await?;
+        // A durable sleep: no worker held while it waits, through quits and updates.
+        ctx.sleep("before-the-digest", Duration::from_secs(3600)).await?;
+        ctx.step("publish", || publish(&summary)).await?;
+        Ok(summary)
+    })
+    .max_attempts(10)
+}
+
+async fn download(url: &str) -> Result<String, JobError> { Ok(format!("{url}.mp3")) }
+async fn transcribe(file: &str) -> Result<String, JobError> { Ok(format!("text of {file}")) }
+async fn paid_summary(text: &str) -> Result<String, JobError> { Ok(format!("summary of {text}")) }
+async fn publish(summary: &str) -> Result<usize, JobError> { Ok(summary.len()) }
+
+/// The same page: what runs between steps.
+#[allow(dead_code)]
+async fn between_steps() {
+// Wrong: sent again at every attempt after a crash later on.
+// client.post(url).send().await?;
+// Right: recorded once.
+// ctx.step("notify", || async { client.post(url).send().await?; Ok(()) }).await?;
+
+}
+}
+
+/// docs/steps.md, "Results that flow".
+#[rustfmt::skip]
+mod inputs_page {
+use tauri_plugin_jobs::queue::Input;
+use tauri_plugin_jobs::runner::{Handler, JobContext};
+
+pub fn total_size() -> Handler {
+    Handler::new("total-size", |_: (), ctx: JobContext| async move {
+        // Every job it waited for, in the order its enqueue named them.
+        let sizes: Vec<Input<u64>> = ctx.inputs()?;
+        let failed = sizes.iter().filter(|input| matches!(input, Input::Failed { .. })).count();
+        let total: u64 = sizes.into_iter().filter_map(Input::ok).sum();
+        Ok(format!("{total} bytes, {failed} failed"))
+    })
+}
+}
+
+/// From docs/steps.md alone: the steps before a durable sleep run once, the sleep
+/// holds the job through a quit, and the job goes on past it an hour later.
+#[tokio::test]
+async fn a_job_in_steps_sleeps_through_a_quit_and_goes_on_past_its_sleep() {
+    use tauri_plugin_jobs::queue::AttemptOutcome;
+    let backend = Backend::builder()
+        .handler(steps_page::summarise_episode())
+        .build();
+    let episode = steps_page::Episode {
+        url: "https://example.com/ep1".into(),
+    };
+    let id = backend
+        .queue
+        .enqueue("summarise-episode", &episode, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    backend.settle().await;
+    let job = backend.job(id);
+    assert_eq!(job.status, JobStatus::Queued, "asleep");
+    let until = job.sleeping_until.expect("sleeping");
+    let before: Vec<_> = job
+        .steps
+        .iter()
+        .map(|s| (s.name.clone(), s.finished_at))
+        .collect();
+    assert_eq!(before.len(), 4, "three steps and the sleep: {before:?}");
+
+    let backend = backend.restart(); // the app quits and starts again
+    backend.advance(59 * MINUTE);
+    backend.settle().await;
+    assert_eq!(backend.job(id).status, JobStatus::Queued, "still asleep");
+    backend.advance(MINUTE);
+    backend.settle().await;
+    let job = backend.job(id);
+    assert_eq!(job.status, JobStatus::Succeeded);
+    assert_eq!(
+        job.result,
+        Some(serde_json::json!(
+            "summary of text of https://example.com/ep1.mp3"
+        ))
+    );
+    // The steps before the sleep were read back, not run again: recorded once, then.
+    let after: Vec<_> = job
+        .steps
+        .iter()
+        .map(|s| (s.name.clone(), s.finished_at))
+        .collect();
+    assert_eq!(after[..4], before[..]);
+    assert_eq!(after[4].0, "publish");
+    assert!(job
+        .errors
+        .iter()
+        .any(|e| e.outcome == AttemptOutcome::Slept && e.until == Some(until)));
+    assert_eq!(job.attempts, 1, "a sleep counts no attempt");
+}
+
+/// From docs/steps.md alone: a job that waited for three reads their results, a
+/// failed one included.
+#[tokio::test]
+async fn a_job_reads_the_sizes_of_the_jobs_it_waited_for() {
+    use tauri_plugin_jobs::queue::DependencyFailure;
+    let backend = Backend::builder()
+        .handler(Handler::new(
+            "size",
+            |n: u64, _ctx: JobContext| async move {
+                if n == 0 {
+                    return Err(JobError::permanent("no such file"));
+                }
+                Ok(n)
+            },
+        ))
+        .handler(inputs_page::total_size())
+        .build();
+    let ids: Vec<_> = [100u64, 0, 20]
+        .iter()
+        .map(|n| {
+            backend
+                .queue
+                .enqueue("size", n, EnqueueOptions::new())
+                .unwrap()
+                .id
+        })
+        .collect();
+    let total = backend
+        .queue
+        .enqueue(
+            "total-size",
+            &(),
+            EnqueueOptions::new()
+                .after(ids)
+                .on_dependency_failure(DependencyFailure::Run),
+        )
+        .unwrap()
+        .id;
+    backend.settle().await;
+    assert_eq!(
+        backend.job(total).result,
+        Some(serde_json::json!("120 bytes, 1 failed"))
+    );
+}

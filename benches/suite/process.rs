@@ -121,6 +121,10 @@ pub async fn measure(report: &mut Report) {
             "kindthrottled",
             "idle: 10,000 queued of a kind the service throttled for an hour",
         ),
+        (
+            "sleeping",
+            "idle: 10,000 jobs in a durable sleep of a day (ctx.sleep)",
+        ),
     ];
     let wanted: Vec<_> = states
         .iter()
@@ -530,6 +534,21 @@ async fn idle(state: &str, secs: u64) {
             queue
                 .throttle_kind("noop", Duration::from_secs(3600), "HTTP 429")
                 .unwrap();
+            many("noop", 10_000, EnqueueOptions::new());
+        }
+        "sleeping" => {
+            // Each job's first attempt begins a day's durable sleep (a step recorded,
+            // the attempt deferred): the first rounds below run all 10,000 of them.
+            let sleeper =
+                Handler::new("noop", |_: serde_json::Value, ctx: JobContext| async move {
+                    ctx.sleep("a-day", Duration::from_secs(86_400)).await?;
+                    Ok(())
+                });
+            runner = Some(Runner::new(
+                queue.clone(),
+                vec![sleeper],
+                RunnerSettings::default(),
+            ));
             many("noop", 10_000, EnqueueOptions::new());
         }
         other => panic!("unknown idle state {other:?}"),

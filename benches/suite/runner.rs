@@ -280,6 +280,38 @@ pub async fn measure(report: &mut Report) {
             ratio >= 0.9,
         );
     }
+    // Long work in steps: each step recorded is one commit of its own; 1,000 steps of
+    // one job against 1,000 enqueues of one job per commit, in pairs.
+    let name = "runner: 1,000 durable steps of one job, a commit each (steps/s, of one enqueue per commit)";
+    if report.wants(name) {
+        let mut ratios = Vec::new();
+        let mut rates = Vec::new();
+        for _ in 0..report.repeat {
+            let enqueues = {
+                let dir = tempfile::tempdir().unwrap();
+                let queue =
+                    Queue::open(dir.path().join("raw.db"), crate::queue::options()).unwrap();
+                let started = Instant::now();
+                for i in 0..1_000 {
+                    queue
+                        .enqueue("k", &json!({ "n": i }), EnqueueOptions::new())
+                        .unwrap();
+                }
+                rate(1_000, started.elapsed())
+            };
+            let steps = steps_of_one_job(1_000).await;
+            ratios.push(steps / enqueues);
+            rates.push(steps);
+        }
+        let ratio = median(ratios);
+        report.checked(
+            name,
+            count(median(rates)),
+            format!("{:.0}% of one enqueue per commit", ratio * 100.0),
+            ">= 100%",
+            ratio >= 1.0,
+        );
+    }
     let name = "runner: enqueue-to-start latency, idle runner, same process, p50 / p99 (ms)";
     if report.wants(name) {
         let mut samples = latency_in_process(200).await;
@@ -334,4 +366,36 @@ async fn latency_in_process(samples: usize) -> Vec<Duration> {
     }
     runner.stop(Duration::from_secs(5)).await.unwrap();
     out
+}
+
+/// One job whose handler runs `steps` durable steps, each recorded: steps per second,
+/// from the job's start to its success.
+async fn steps_of_one_job(steps: u32) -> f64 {
+    let dir = tempfile::tempdir().unwrap();
+    let (queue, all_done) = counted_queue(dir.path(), 1);
+    let started = Arc::new(Mutex::new(None));
+    let at_start = started.clone();
+    let handler = Handler::new("noop", move |_: serde_json::Value, ctx: JobContext| {
+        let at_start = at_start.clone();
+        async move {
+            *at_start.lock().unwrap() = Some(Instant::now());
+            for i in 0..steps {
+                ctx.step(format!("step-{i}"), || async move { Ok(i) })
+                    .await?;
+            }
+            Ok(())
+        }
+    });
+    let runner = Runner::new(queue.clone(), vec![handler], RunnerSettings::default()).unwrap();
+    let done = all_done.notified();
+    tokio::pin!(done);
+    done.as_mut().enable();
+    queue
+        .enqueue("noop", &json!({}), EnqueueOptions::new())
+        .unwrap();
+    runner.start();
+    done.await;
+    let took = started.lock().unwrap().expect("the handler ran").elapsed();
+    runner.stop(Duration::from_secs(1)).await.unwrap();
+    rate(steps as usize, took)
 }

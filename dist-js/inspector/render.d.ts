@@ -19,3 +19,5 @@ export declare function rowOf(tbody: Element, id: string | number): HTMLTableRow
 export { duration, waitingText, whyWaiting } from "../words";
 /** What a job of a kind nobody runs here is waiting for. */
 export declare const NO_HANDLER = "waiting for a handler that is not registered in this app (a kind an update removed?)";
+/** A duration in words: "850 ms", "1.2 s", "3 min 5 s". */
+export declare function seconds(ms: number): string;

@@ -1,6 +1,7 @@
 /**
  * The History tab: a chart per job kind (what ended per period, stacked: succeeded,
- * failed, cancelled; retries, attempts deferred offline or asked to wait by a service, and
+ * failed, cancelled; retries, attempts deferred offline, asked to wait by a service or
+ * that began a durable sleep, and
  * the slowest p95 wait and run in the caption) and per
  * sync target (its runs by how they ended), over the last hour by minute or the last
  * day by hour. The charts are SVG drawn here, with no chart library; each bar's
@@ -136,6 +137,7 @@ export function mountHistory(shell: Shell) {
       const retries = sum(points, (p) => p.retries);
       const offline = sum(points, (p) => p.offline);
       const throttled = sum(points, (p) => p.throttled);
+      const slept = sum(points, (p) => p.slept ?? 0);
       const run = worst(points, (p) => p.runP95Ms);
       const wait = worst(points, (p) => p.waitP95Ms);
       const words = [
@@ -144,6 +146,7 @@ export function mountHistory(shell: Shell) {
         `${retries} retried`,
         offline > 0 ? `${offline} deferred offline` : null,
         throttled > 0 ? `${throttled} asked to wait` : null,
+        slept > 0 ? `${slept} began a durable sleep` : null,
         run === null ? null : `run p95 up to ${duration(run)}`,
         wait === null ? null : `wait p95 up to ${duration(wait)}`,
       ].filter((w) => w !== null);

@@ -19,7 +19,7 @@ import {
 } from "../index";
 import { ACTORS, STATUSES, mayHaveMore } from "./data";
 import { workflowGraph } from "./graph";
-import { NO_HANDLER, h, json, progressCell, rowOf, time, waitingText, whyWaiting } from "./render";
+import { NO_HANDLER, h, json, progressCell, rowOf, seconds, time, waitingText, whyWaiting } from "./render";
 import type { Shell } from "./types";
 
 /** Draws the Jobs tab into its panel; its functions read and draw it again. */
@@ -272,6 +272,7 @@ export function mountJobs(shell: Shell) {
       h("pre", { id: "detail-result" }, json(job.result)),
       ...(job.lastError === null ? [] : [h("h4", {}, "Last error"), h("pre", { id: "detail-error" }, job.lastError)]),
       ...(job.attempts === 0 && !job.errors?.length ? [] : [h("h4", {}, "Attempts"), attemptsTimeline(job)]),
+      ...stepsSection(job),
       actions,
     );
   }
@@ -296,6 +297,8 @@ export function mountJobs(shell: Shell) {
           return h("li", { class: "attempt-snoozed" }, head, ` snoozed ${time(e.at)} until ${time(e.until)}: `, said, " (not counted)");
         case "throttled":
           return h("li", { class: "attempt-throttled" }, head, ` met a throttle of its kind ${time(e.at)}, until ${time(e.until)}: `, said, " (not counted)");
+        case "slept":
+          return h("li", { class: "attempt-slept" }, head, ` began a durable sleep ${time(e.at)}, until ${time(e.until)} (not counted)`);
         default:
           return h("li", { class: "attempt-failed" }, head, ` failed ${time(e.at)}: `, said);
       }
@@ -315,6 +318,31 @@ export function mountJobs(shell: Shell) {
       if (line) items.push(h("li", { class: `attempt-${job.status}` }, ...line));
     }
     return h("ol", { id: "detail-attempts", class: "attempts" }, ...items);
+  }
+
+  /**
+   * A job's steps (durable steps of its handler): each one recorded, with the attempt
+   * that ran it, when it ended and how long its body took, a durable sleep with its
+   * end, then the step running now, as the job's events said.
+   */
+  function stepsSection(job: Job): Node[] {
+    const done = job.steps ?? [];
+    const items = done.map((step) =>
+      step.sleepUntil === null
+        ? h(
+            "li",
+            { class: "step-done" },
+            h("b", {}, step.name),
+            ` done ${time(step.finishedAt)} by attempt ${step.attempt}, in ${seconds(step.finishedAt - step.startedAt)}`,
+          )
+        : h("li", { class: "step-sleep" }, h("b", {}, step.name), ` sleeps until ${time(step.sleepUntil)} (begun ${time(step.startedAt)})`),
+    );
+    const last = state.steps.get(job.id);
+    if (job.status === "running" && last && last.finishedAt === null && !done.some((step) => step.name === last.name)) {
+      items.push(h("li", { class: "step-running" }, h("b", {}, last.name), ` running since ${time(last.startedAt)}`));
+    }
+    if (items.length === 0) return [];
+    return [h("h4", {}, "Steps"), h("ol", { id: "detail-steps", class: "attempts" }, ...items)];
   }
 
   /** Jobs by id, each opening its detail: the first ones listed, and how many more. */

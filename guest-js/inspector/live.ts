@@ -26,6 +26,7 @@ export function liveUpdates(shell: Shell, jobs: JobsTab, tables: Tables, history
         switch (event.type) {
           case "jobStateChanged":
           case "jobDeleted": {
+            if (event.type === "jobDeleted" || event.to !== "running") state.steps.delete(event.id);
             const shown = state.rows.some((row) => row.id === event.id);
             if (state.view === "jobs" && (shown || state.cursors.length === 1)) soon("jobs", 100, loadJobs);
             if (state.view === "counts") soon("counts", 250, loadCounts);
@@ -35,6 +36,12 @@ export function liveUpdates(shell: Shell, jobs: JobsTab, tables: Tables, history
           case "jobProgress": {
             const cell = rowOf(tbody, event.id)?.querySelector("td.progress");
             if (cell) cell.replaceChildren(progressCell(event));
+            if (state.selected === event.id) soon("detail", 250, () => drawDetail(event.id));
+            break;
+          }
+          case "jobStep": {
+            // The last one of each job; a job's end forgets it (its steps are read).
+            state.steps.set(event.id, event);
             if (state.selected === event.id) soon("detail", 250, () => drawDetail(event.id));
             break;
           }

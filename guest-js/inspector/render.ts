@@ -58,3 +58,11 @@ export { duration, waitingText, whyWaiting } from "../words";
 /** What a job of a kind nobody runs here is waiting for. */
 export const NO_HANDLER = "waiting for a handler that is not registered in this app (a kind an update removed?)";
 
+
+/** A duration in words: "850 ms", "1.2 s", "3 min 5 s". */
+export function seconds(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)} min ${s % 60} s`;
+}

@@ -52,7 +52,8 @@ progress { width: 90px; }
 .attempts li { margin: 2px 0; word-break: break-word; }
 .attempt-failed b { color: var(--bad); }
 .attempt-succeeded b { color: var(--good); }
-.attempt-offline b, .attempt-snoozed b, .attempt-throttled b { color: var(--muted); }
+.attempt-offline b, .attempt-snoozed b, .attempt-throttled b, .attempt-slept b, .step-sleep b { color: var(--muted); }
+.step-done b { color: var(--good); }
 .graph-box { overflow: auto; max-height: 420px; margin-bottom: 6px; }
 .graph .edge { stroke: var(--line); }
 .graph .node { cursor: pointer; }

@@ -5,7 +5,7 @@
  */
 import type { UnlistenFn } from "@tauri-apps/api/event";
 
-import type { Actor, Job, JobStatus } from "../bindings";
+import type { Actor, Job, JobStatus, JobStepChanged } from "../bindings";
 
 /** The inspector's tabs. */
 export type InspectorView = "jobs" | "counts" | "history" | "schedules" | "sync" | "local";
@@ -49,6 +49,8 @@ export type State = {
   paused: Set<string>;
   destroyed: boolean;
   seenDropped: number;
+  /** The step each job's handler began last, as its events said (the one running while `finishedAt` is null). */
+  steps: Map<number, JobStepChanged>;
 };
 
 /** What the tabs use of the shell `mountInspector()` draws around them. */

@@ -22,6 +22,8 @@ pub enum Event {
     /// A durable job's attempt reported progress (throttled to about one event a
     /// percent).
     JobProgress(JobProgress),
+    /// A durable job's handler began a step, or recorded one (or a durable sleep).
+    JobStep(JobStepChanged),
     /// A finished durable job was deleted.
     JobDeleted(JobDeleted),
     /// A job kind was paused or resumed.
@@ -65,6 +67,7 @@ impl Event {
         match self {
             Event::JobStateChanged(_) => "jobStateChanged",
             Event::JobProgress(_) => "jobProgress",
+            Event::JobStep(_) => "jobStep",
             Event::JobDeleted(_) => "jobDeleted",
             Event::KindPaused(_) => "kindPaused",
             Event::ScheduleChanged(_) => "scheduleChanged",
@@ -123,6 +126,29 @@ pub struct JobProgress {
     pub percent: Option<u8>,
     /// When it was reported.
     pub at: Timestamp,
+}
+
+/// A durable job's handler began a step (`finished_at` is `None`: the step running
+/// now), or recorded one, or began a durable sleep (`sleep_until`). A step begun is
+/// heard from the process that runs it; a step recorded, once it is committed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct JobStepChanged {
+    /// The job.
+    pub id: JobId,
+    /// Its kind.
+    pub kind: String,
+    /// The attempt running it, from 1.
+    pub attempt: u32,
+    /// The step's name.
+    pub name: String,
+    /// When its body started.
+    pub started_at: Timestamp,
+    /// When it was recorded; `None` while it runs.
+    pub finished_at: Option<Timestamp>,
+    /// A durable sleep: when it ends.
+    pub sleep_until: Option<Timestamp>,
 }
 
 /// A finished durable job was deleted (by an operator, not by retention).
@@ -218,6 +244,12 @@ into_event!(
     LocalJobChanged,
     LocalJobProgress
 );
+
+impl From<JobStepChanged> for Event {
+    fn from(event: JobStepChanged) -> Self {
+        Event::JobStep(event)
+    }
+}
 
 /// A sync run's progress.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

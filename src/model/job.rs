@@ -8,7 +8,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Constraints, Timestamp, WaitingFor};
+use super::{Constraints, JobStep, Timestamp, WaitingFor};
 
 // ===== JobId =====
 
@@ -293,6 +293,17 @@ pub struct Job {
     /// `Retry-After`): when it runs again (its `run_at`). Not a failed attempt:
     /// `whyWaiting` says "the service asked it to wait", not "backing off".
     pub snoozed_until: Option<Timestamp>,
+    /// Set while a queued job waits out a durable sleep of its handler
+    /// ([`JobContext::sleep`](crate::runner::JobContext::sleep)): when it ends. Its
+    /// steps say which ([`Job::steps`]).
+    #[serde(default)]
+    pub sleeping_until: Option<Timestamp>,
+    /// The steps its handler finished and the durable sleeps it began, in the order
+    /// they ended ([`JobContext::step`](crate::runner::JobContext::step)): names,
+    /// when, how long; what they returned stays in `raw.db` for the next attempts.
+    /// Read by `get` (the webview's `getJob`), empty in lists.
+    #[serde(default)]
+    pub steps: Vec<JobStep>,
     /// The current (or last) attempt's latest progress as the handler reported it,
     /// stored at most once a second while it runs and with its outcome; empty until it
     /// reports any, and again when a new attempt starts.
@@ -381,6 +392,8 @@ pub enum AttemptOutcome {
     Snoozed,
     /// The service throttled the whole kind (`JobError::throttle_kind`).
     Throttled,
+    /// Its handler began a durable sleep (`JobContext::sleep`): it went on after it.
+    Slept,
 }
 
 /// How far a durable job's attempt is, as its handler reported.

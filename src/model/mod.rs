@@ -4,6 +4,7 @@
 //! - [`Timestamp`]: an instant, milliseconds since the Unix epoch in UTC;
 //! - durable jobs as stored: [`JobId`], [`JobStatus`], [`Priority`], [`Actor`],
 //!   [`Job`], and what a read asks for and counts ([`JobFilter`], [`KindCount`]);
+//!   long work in steps ([`JobStep`], [`Input`]);
 //! - process-local jobs as shown: [`LocalJobId`], [`LocalJobStatus`], [`LocalJob`];
 //! - [`Health`] of a component, with a reason a person can read;
 //! - how a sync run ended ([`SyncOutcome`], [`SkipReason`]);
@@ -24,6 +25,7 @@ mod patterns;
 mod policies;
 pub(crate) mod reasons;
 mod redact;
+mod steps;
 mod sync;
 pub(crate) mod time;
 
@@ -43,5 +45,6 @@ pub(crate) use policies::RateState;
 pub use policies::{DependencyFailure, EnqueueOutcome, OnDuplicate, RateLimit};
 pub(crate) use redact::truncate_chars;
 pub use redact::{redact, sanitize_error, MAX_ERROR_CHARS};
+pub use steps::{Input, JobStep};
 pub use sync::{SkipReason, StartedBy, SyncOutcome};
 pub use time::Timestamp;

@@ -8,7 +8,7 @@
 //!
 //! | events | heard when the window may read it through |
 //! | --- | --- |
-//! | `jobStateChanged`, `jobProgress`, `jobDeleted`, `jobsPruned` | `get_job`, by the job's kind |
+//! | `jobStateChanged`, `jobProgress`, `jobStep`, `jobDeleted`, `jobsPruned` | `get_job`, by the job's kind |
 //! | `kindPaused` | `paused_kinds`, by the kind |
 //! | `scheduleChanged` | `list_schedules`, by the schedule's job kind |
 //! | `localJobChanged`, `localJobProgress` | `get_local_job`, by the local kind |
@@ -98,6 +98,7 @@ impl Hearing {
         match event {
             Event::JobStateChanged(e) => self.jobs.allows(&e.kind),
             Event::JobProgress(e) => self.jobs.allows(&e.kind),
+            Event::JobStep(e) => self.jobs.allows(&e.kind),
             Event::JobDeleted(e) => self.jobs.allows(&e.kind),
             Event::JobsPruned(e) => self.jobs.allows(&e.kind),
             Event::AccountDisconnected(e) => self.account(&e.account),
@@ -105,10 +106,12 @@ impl Hearing {
             Event::ScheduleChanged(e) => self.schedules.allows(&e.kind),
             Event::SyncProgress(e) => self.sync.allows(&e.target),
             Event::SyncFinished(e) => self.sync.allows(&e.target),
-            // The keep-awake component's events name no job (the command names those
-            // the window may read): every window hears them.
+            // The keep-awake and instances components' events name no job (the
+            // command names those the window may read): every window hears them.
             Event::PluginHealth(e) => {
-                e.component == crate::awake::AWAKE_COMPONENT || self.sync.allows(&e.component)
+                e.component == crate::awake::AWAKE_COMPONENT
+                    || e.component == super::instances::INSTANCES_COMPONENT
+                    || self.sync.allows(&e.component)
             }
             Event::MessageStored(e)
             | Event::MessageParsed(e)

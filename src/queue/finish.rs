@@ -467,17 +467,30 @@ fn defer_attempt(
             jobs::hold_for_service(tx, &attempt.kind, at, &note, now)?;
             (at, false, false, note, at)
         }
+        Deferral::Sleep { until, step } => {
+            let at = (*until).max(now);
+            (at, false, false, format!("sleeping: step {step:?}"), at)
+        }
     };
+    let sleep = matches!(deferral, Deferral::Sleep { .. });
     let exit = Exit::Deferred {
         at,
         offline,
         snooze,
+        sleep,
         note: &note,
         until: held_until,
     };
     let follow_up = jobs::exit_running(tx, fence, &exit, now, Some(attempt.followers))?;
     // Not an end and not a retry: the history counts it apart, as offline or throttled.
-    history::record_deferral(tx, &attempt.kind, offline, now)?;
+    let counted = if offline {
+        history::Deferred::Offline
+    } else if sleep {
+        history::Deferred::Slept
+    } else {
+        history::Deferred::Throttled
+    };
+    history::record_deferral(tx, &attempt.kind, counted, now)?;
     let mut event = change(&attempt.kind, fence, JobStatus::Running, JobStatus::Queued);
     event.attempt = event.attempt.saturating_sub(1);
     event.deferred = true;

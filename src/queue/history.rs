@@ -98,6 +98,11 @@ pub struct HistoryPoint {
     /// Attempts a service asked to wait (`JobError::retry_after`,
     /// `JobError::throttle_kind`): not retries, and not counted as attempts.
     pub throttled: u64,
+    /// Attempts that began a durable sleep of their handler
+    /// ([`JobContext::sleep`](crate::runner::JobContext::sleep)): not retries, and not
+    /// counted as attempts.
+    #[serde(default)]
+    pub slept: u64,
     /// The time from runnable to start of the attempts that ended in it, median.
     pub wait_p50_ms: Option<u64>,
     /// The same, 95th percentile.
@@ -119,6 +124,7 @@ impl HistoryPoint {
             retries: tally.retries,
             offline: tally.offline,
             throttled: tally.throttled,
+            slept: tally.slept,
             wait_p50_ms: tally.waits.quantile(0.5),
             wait_p95_ms: tally.waits.quantile(0.95),
             run_p50_ms: tally.runs.quantile(0.5),

@@ -82,7 +82,7 @@ pub(crate) fn token_text(token: i64) -> String {
         .collect()
 }
 
-fn token_from_text(text: &str) -> i64 {
+pub(crate) fn token_from_text(text: &str) -> i64 {
     match u64::from_str_radix(text, 16) {
         Ok(token) if text.len() == 16 => token as i64,
         _ => 0,

@@ -44,6 +44,9 @@ mod retire;
 pub use retire::{Retire, Retired};
 mod settings;
 pub(crate) use settings::network_back_in;
+pub(crate) mod steps;
+pub(crate) use steps::check_step_name;
+pub use steps::{StepOutput, MAX_STEP_NAME_BYTES};
 mod sweep;
 mod wakes;
 mod workflow;
@@ -68,6 +71,7 @@ pub use crate::model::{
     DependencyFailure, EnqueueOutcome, Job, JobEnded, JobFilter, JobId, JobProgressValue,
     JobStatus, KindCount, OnDuplicate, Priority, RateLimit, WaitingFor, MAX_ERROR_CHARS,
 };
+pub use crate::model::{Input, JobStep};
 pub use crate::store::integrity::{Integrity, BACKGROUND_BUDGET as INTEGRITY_BUDGET};
 pub use admin::RetryOutcome;
 pub use cancel::CancelOutcome;
@@ -77,6 +81,7 @@ pub use enqueue::{EnqueueOptions, Enqueued, NewJob, MAX_KEY_BYTES, MAX_KIND_BYTE
 pub(crate) use finish::Held;
 pub use history::{HistoryKeep, HistoryPoint, HistoryRange, HistoryStep, MAX_HISTORY_SPAN};
 pub(crate) use insert::enqueue_in;
+pub(crate) use lease::token_from_text;
 pub use lease::{Heartbeat, Lease, MAX_LEASE};
 pub use options::{QueueOptions, DEFAULT_MAX_PAYLOAD_BYTES};
 pub use outcome::{

@@ -85,6 +85,15 @@ pub enum Deferral {
         /// Why, as the inspector shows it ("HTTP 429").
         reason: String,
     },
+    /// A durable sleep of the handler's ([`JobContext::sleep`](crate::runner::JobContext::sleep)):
+    /// the job runs again at `until`, not before, and its next attempt goes on after
+    /// the sleep. Not clamped: the app asked for it, not a server.
+    Sleep {
+        /// When it ends.
+        until: Timestamp,
+        /// The step that sleeps.
+        step: String,
+    },
 }
 
 /// The longest a handler may defer a job or its kind ([`Deferral::Later`],

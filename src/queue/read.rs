@@ -28,7 +28,16 @@ const SMALLEST_PRUNE_BATCH: u32 = 16;
 impl Queue {
     /// One job.
     pub fn get(&self, id: JobId) -> Result<Option<Job>> {
-        let mut job = self.db().read(|conn| jobs::get(conn, id))?;
+        let mut job = self.db().read(|conn| {
+            let Some(mut job) = jobs::get(conn, id)? else {
+                return Ok(None);
+            };
+            job.steps = jobs::steps::of_job(conn, id)?
+                .into_iter()
+                .map(super::steps::shown)
+                .collect();
+            Ok(Some(job))
+        })?;
         if let Some(job) = &mut job {
             self.mark_handled(std::slice::from_mut(job));
         }

@@ -5,6 +5,8 @@
 use std::fmt;
 use std::time::Duration;
 
+use super::steps::StepError;
+use crate::clock::Timestamp;
 use crate::queue::{Deferral, JobFailure, Outcome};
 
 /// Why an attempt did not succeed. A handler returns it; anything that converts into
@@ -39,6 +41,19 @@ pub enum JobError {
         /// Why, as the inspector says ("HTTP 429").
         reason: String,
     },
+    /// A durable sleep began, or goes on: the job runs again at `until`, the attempt
+    /// not counted, and its next attempt goes on past the sleep. What
+    /// [`JobContext::sleep`](crate::runner::JobContext::sleep) returns for the handler
+    /// to pass on with `?`.
+    Sleeping {
+        /// When it ends.
+        until: Timestamp,
+        /// The step that sleeps.
+        step: String,
+    },
+    /// A step could not be run or recorded: its name was used twice in one attempt,
+    /// its output is too large or unreadable, or the attempt lost its lease.
+    Step(StepError),
 }
 
 impl JobError {
@@ -97,6 +112,13 @@ impl JobError {
             JobError::ThrottleKind { after, reason } => {
                 Outcome::Deferred(Deferral::Kind { after, reason })
             }
+            JobError::Sleeping { until, step } => {
+                Outcome::Deferred(Deferral::Sleep { until, step })
+            }
+            JobError::Step(error) if error.is_permanent() => {
+                Outcome::Failed(JobFailure::permanent(error.to_string()))
+            }
+            JobError::Step(error) => Outcome::Failed(JobFailure::retryable(error.to_string())),
         }
     }
 }
@@ -113,6 +135,10 @@ impl fmt::Display for JobError {
             JobError::ThrottleKind { after, reason } => {
                 write!(f, "the kind waits {after:?}: {reason}")
             }
+            JobError::Sleeping { until, step } => {
+                write!(f, "step {step:?} sleeps until {until}")
+            }
+            JobError::Step(error) => fmt::Display::fmt(error, f),
         }
     }
 }

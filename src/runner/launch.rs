@@ -69,6 +69,10 @@ impl Runner {
             self.inner.queue.bus().clone(),
             self.inner.queue.clock().clone(),
             self.inner.wake.clone(),
+            super::steps::Steps::new(
+                self.inner.worker.clone(),
+                crate::queue::token_from_text(&lease.token),
+            ),
         ));
         let ctx = JobContext {
             id: job.id,

@@ -32,6 +32,7 @@ mod job_error;
 mod launch;
 mod progress;
 mod settings;
+mod steps;
 mod thread;
 mod upkeep;
 
@@ -51,6 +52,7 @@ pub use handler::{Handler, JobContext};
 pub use job_error::{error_chain, is_unreachable, JobError};
 pub use progress::PROGRESS_STORE_INTERVAL;
 pub use settings::{Ran, RunnerSettings};
+pub use steps::StepError;
 pub use thread::WATCH_AFTER_IDLE;
 
 use crate::awake::KeepAwake;
@@ -130,6 +132,8 @@ enum Signal {
 
 struct Inner {
     queue: Queue,
+    // The worker id of every lease this runner takes, shared by its attempts' steps.
+    worker: Arc<str>,
     handlers: HashMap<String, Handler>,
     kinds: Vec<String>,
     request: ClaimRequest,
@@ -283,6 +287,7 @@ impl Runner {
             .saturating_add(duration_millis(PRUNE_AFTER_START));
         Ok(Runner {
             inner: Arc::new(Inner {
+                worker: Arc::from(settings.worker_id.as_str()),
                 queue,
                 handlers: by_kind,
                 kinds,

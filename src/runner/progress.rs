@@ -28,6 +28,9 @@ pub(crate) struct AttemptProgress {
     stored_at: AtomicI64,
     // Asks the runner's thread for a round, which stores what is due.
     wake: Arc<dyn Fn() -> bool + Send + Sync>,
+    /// The attempt's durable steps (`runner::steps`), here because every clone of its
+    /// context shares this, and it is made per attempt anyway.
+    pub(super) steps: super::steps::Steps,
 }
 
 impl std::fmt::Debug for AttemptProgress {
@@ -47,6 +50,7 @@ impl AttemptProgress {
         bus: EventBus,
         clock: Arc<dyn Clock>,
         wake: Arc<dyn Fn() -> bool + Send + Sync>,
+        steps: super::steps::Steps,
     ) -> Self {
         AttemptProgress {
             id,
@@ -58,6 +62,7 @@ impl AttemptProgress {
             dirty: AtomicBool::new(false),
             stored_at: AtomicI64::new(i64::MIN),
             wake,
+            steps,
         }
     }
 

@@ -308,6 +308,15 @@ impl Scheduler {
 }
 
 /// A time zone by IANA name (or `UTC`), or an error naming the name.
+/// The wall clock `name` names for a durable sleep (`JobContext::sleep_until_next`):
+/// `"local"` (the machine's zone now, from `clock`), `"UTC"`, or an IANA name.
+pub(crate) fn zone_named(name: &str, clock: &dyn crate::clock::Clock) -> Result<TimeZone> {
+    if name == "local" {
+        return Ok(clock.local_zone());
+    }
+    named_zone(name)
+}
+
 pub(crate) fn named_zone(name: &str) -> Result<TimeZone> {
     if name.eq_ignore_ascii_case("utc") {
         return Ok(TimeZone::UTC);

@@ -444,6 +444,47 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         CHECK (max_offline_ms IS NULL OR max_offline_ms > 0);
     ALTER TABLE jobs ADD COLUMN snoozed_until INTEGER;
     "#,
+    // 21: long work in steps (`store::jobs::steps`), and what a job's dependencies
+    //   returned.
+    // - `job_steps (job_id, name)`: a step a handler's attempt finished
+    //   (`JobContext::step`), with what it returned (`output`, JSON), or a durable
+    //   sleep it began (`sleep_until`, ms; no output); `seq` counts the job's steps
+    //   from 1 in the order they were recorded. Written fenced by the
+    //   attempt's lease, read by every later attempt, which gets the output back
+    //   instead of running the step again. Goes with its job: the trigger below, for
+    //   a job that has any (`jobs.has_steps`), on every delete (retention, an
+    //   operator, a retired kind, an account disconnected); a payload replaced by a
+    //   later enqueue drops them too (`insert::replace_queued`).
+    // - `jobs.sleep_until`: the end of the durable sleep a queued job waits out (ms);
+    //   a reader says "sleeping" only while `run_at` still equals it, as for
+    //   `snoozed_until`.
+    // - `jobs.inputs`: the jobs a waiting job waits for, in the order its enqueue
+    //   named them (a JSON array of ids; the pieces of `after_pieces_of` by id), so
+    //   that it reads their results once they have ended (`job_deps` rows go as the
+    //   job is freed). NULL for a job that waits for none.
+    // - `job_history.slept`: attempts that began a durable sleep, apart from retries
+    //   and the service's waits.
+    r#"
+    CREATE TABLE job_steps (
+        job_id      INTEGER NOT NULL,
+        name        TEXT    NOT NULL,
+        seq         INTEGER NOT NULL,
+        attempt     INTEGER NOT NULL,
+        started_at  INTEGER NOT NULL,
+        finished_at INTEGER NOT NULL,
+        output      TEXT,
+        sleep_until INTEGER,
+        PRIMARY KEY (job_id, name)
+    ) WITHOUT ROWID;
+    ALTER TABLE jobs ADD COLUMN has_steps INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE jobs ADD COLUMN sleep_until INTEGER;
+    ALTER TABLE jobs ADD COLUMN inputs TEXT;
+    ALTER TABLE job_history ADD COLUMN slept INTEGER NOT NULL DEFAULT 0;
+    CREATE TRIGGER job_steps_go_with_their_job AFTER DELETE ON jobs WHEN old.has_steps
+    BEGIN
+        DELETE FROM job_steps WHERE job_id = old.id;
+    END;
+    "#,
 ];
 
 /// The schema version this build writes and reads.
@@ -463,6 +504,7 @@ const TABLES: &[(i64, &str)] = &[
     (15, "processes"),
     (16, "job_history"),
     (16, "sync_history"),
+    (21, "job_steps"),
 ];
 
 /// The tables a file of ours holds at `version`.

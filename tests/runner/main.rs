@@ -7,6 +7,7 @@ mod ends;
 mod interrupts;
 mod keys;
 mod offline;
+mod steps;
 mod timeline;
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};

@@ -456,3 +456,71 @@ fn a_job_ended_by_a_hidden_job_reads_without_it_in_every_route() {
         .unwrap();
     assert_eq!(pieces.as_array().unwrap().len(), 2);
 }
+
+/// Results by piece (what `workflowResults` pages through) and steps, from a scoped
+/// window: its kinds' pieces with their results and steps; a hidden piece is not
+/// listed, reads as missing, and its steps are not heard.
+#[test]
+fn a_scoped_window_reads_only_its_kinds_results_and_steps() {
+    use tauri_plugin_jobs::queue::{ClaimRequest, EnqueueOptions};
+    let app = app(&[]);
+    let events = app.ui.subscribe("scoped");
+    let queue = app.ui.jobs().queue();
+    let parent = queue
+        .enqueue("export", &0, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    let piece = |kind: &str, n: u32| {
+        queue
+            .enqueue(kind, &n, EnqueueOptions::new().parent(parent))
+            .unwrap()
+            .id
+    };
+    let (mine, hidden) = (piece("export", 1), piece("ingest", 2));
+    // Run both as an agent would: a step each, then a result.
+    let request = ClaimRequest::new("agent:test", ["export", "ingest"]).max_jobs(3);
+    for job in queue.claim(&request).unwrap() {
+        let at = app
+            .ui
+            .jobs()
+            .queue()
+            .get(job.job.id)
+            .unwrap()
+            .unwrap()
+            .created_at;
+        queue
+            .record_step(&job.lease, "fetch", &json!("fetched"), at)
+            .unwrap();
+        queue
+            .complete(&job.lease, Some(json!(format!("result of {}", job.job.id))))
+            .unwrap();
+    }
+    let listed = app
+        .ui
+        .invoke_in("scoped", "list_jobs", json!({"filter": {"parent": parent}}))
+        .unwrap();
+    let listed: Vec<_> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|job| (job["id"].clone(), job["result"].clone()))
+        .collect();
+    assert_eq!(listed, [(json!(mine), json!(format!("result of {mine}")))]);
+    let read = app
+        .ui
+        .invoke_in("scoped", "get_job", json!({"id": hidden}))
+        .unwrap();
+    assert_eq!(read, Value::Null, "a hidden piece reads as missing");
+    let read = app
+        .ui
+        .invoke_in("scoped", "get_job", json!({"id": mine}))
+        .unwrap();
+    assert_eq!(read["steps"][0]["name"], json!("fetch"));
+    let steps: Vec<_> = heard(&events)
+        .into_iter()
+        .filter(|(kind, _)| kind == "jobStep")
+        .collect();
+    // The parent's step and its own piece's (both `export`), not the hidden piece's.
+    let export = ("jobStep".to_owned(), "export".to_owned());
+    assert_eq!(steps, [export.clone(), export]);
+}

@@ -12,8 +12,8 @@
 //! moves to `job_history` and its ends into those rows ([`settle_minute`]).
 //!
 //! An attempt a handler deferred (`JobError::offline`, `::retry_after`,
-//! `::throttle_kind`) is neither an end nor a retry: it is counted as `offline` or
-//! `throttled`, straight into the minute's `job_history` row ([`record_deferral`]).
+//! `::throttle_kind`, a durable sleep) is neither an end nor a retry: it is counted as
+//! `offline`, `throttled` or `slept`, straight into the minute's `job_history` row ([`record_deferral`]).
 //! Deferrals are rare (a kind offline tries one job per `offline_retry`), so they
 //! take a row of their own and the minute blob of the end's hot path stays as it is.
 
@@ -43,11 +43,24 @@ pub(crate) struct Tally {
     pub offline: u64,
     /// Attempts a service asked to wait (a snooze or a throttle; not in the blob).
     pub throttled: u64,
+    /// Attempts that began a durable sleep of their handler (not in the blob).
+    pub slept: u64,
+}
+
+/// How an attempt was deferred, as the history counts it ([`record_deferral`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Deferred {
+    /// It found the network gone.
+    Offline,
+    /// A service asked it (or its kind) to wait.
+    Throttled,
+    /// Its handler began a durable sleep.
+    Slept,
 }
 
 impl Counts for Tally {
     const READ: &'static str = "SELECT span, at, succeeded, failed, cancelled, retries, waits, \
-         runs, offline, throttled FROM job_history WHERE kind = ?1 AND span IN (60000, 3600000) AND at >= ?2 \
+         runs, offline, throttled, slept FROM job_history WHERE kind = ?1 AND span IN (60000, 3600000) AND at >= ?2 \
          AND at < ?3";
     // A seek from kind to kind, and one per kind for its range: a scan for DISTINCT
     // read every row of 30 days of history (14 ms at 11 kinds).
@@ -59,11 +72,12 @@ impl Counts for Tally {
          WHERE h.kind = k.kind AND h.span IN (60000, 3600000) AND h.at >= ?1 AND h.at < ?2) \
          ORDER BY kind";
     const OLD: &'static str = "SELECT span, at, succeeded, failed, cancelled, retries, waits, \
-         runs, offline, throttled, kind FROM job_history WHERE span = 60000 AND at < ?1 ORDER BY at LIMIT ?2";
+         runs, offline, throttled, slept, kind FROM job_history WHERE span = 60000 AND at < ?1 \
+         ORDER BY at LIMIT ?2";
     const DELETE_MINUTE: &'static str =
         "DELETE FROM job_history WHERE kind = ?1 AND span = 60000 AND at = ?2";
     const DELETE_HOURS: &'static str = "DELETE FROM job_history WHERE span = 3600000 AND at < ?1";
-    const OLD_KEY: usize = 10;
+    const OLD_KEY: usize = 11;
 
     fn from_row(r: &Row<'_>) -> rusqlite::Result<Self> {
         Ok(Tally {
@@ -75,6 +89,7 @@ impl Counts for Tally {
             runs: histogram_at(r, 7)?,
             offline: counted(r, 8)?,
             throttled: counted(r, 9)?,
+            slept: counted(r, 10)?,
         })
     }
 
@@ -87,10 +102,17 @@ impl Counts for Tally {
         self.runs.merge(&other.runs);
         self.offline += other.offline;
         self.throttled += other.throttled;
+        self.slept += other.slept;
     }
 
     fn is_empty(&self) -> bool {
-        self.succeeded + self.failed + self.cancelled + self.retries + self.offline + self.throttled
+        self.succeeded
+            + self.failed
+            + self.cancelled
+            + self.retries
+            + self.offline
+            + self.throttled
+            + self.slept
             == 0
     }
 
@@ -142,13 +164,15 @@ impl Counts for Tally {
     fn add(&self, tx: &Transaction<'_>, kind: &str, at: i64, span: i64) -> Result<()> {
         tx.prepare_cached(
             "INSERT INTO job_history (kind, span, at, succeeded, failed, cancelled, retries, \
-             waits, runs, offline, throttled) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) \
+             waits, runs, offline, throttled, slept) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) \
              ON CONFLICT (kind, span, at) DO UPDATE SET \
              succeeded = succeeded + excluded.succeeded, failed = failed + excluded.failed, \
              cancelled = cancelled + excluded.cancelled, retries = retries + excluded.retries, \
              waits = jobs_histogram_add(waits, excluded.waits), \
              runs = jobs_histogram_add(runs, excluded.runs), \
-             offline = offline + excluded.offline, throttled = throttled + excluded.throttled",
+             offline = offline + excluded.offline, throttled = throttled + excluded.throttled, \
+             slept = slept + excluded.slept",
         )?
         .execute(params![
             kind,
@@ -162,6 +186,7 @@ impl Counts for Tally {
             self.runs.to_blob(),
             count(self.offline),
             count(self.throttled),
+            count(self.slept),
         ])?;
         Ok(())
     }
@@ -205,17 +230,18 @@ pub(crate) fn record(tx: &Transaction<'_>, changes: &[Change], now: Timestamp) -
 }
 
 /// Counts an attempt of `kind` a handler deferred, in the minute of `now`: as
-/// `offline` when it found the network gone, else as `throttled` (the service asked
-/// to wait). Written to `job_history` at once (see the module's comment).
+/// `offline` when it found the network gone, `slept` when its handler began a durable
+/// sleep, else as `throttled` (the service asked to wait). Written to `job_history` at once (see the module's comment).
 pub(crate) fn record_deferral(
     tx: &Transaction<'_>,
     kind: &str,
-    offline: bool,
+    deferred: Deferred,
     now: Timestamp,
 ) -> Result<()> {
     let tally = Tally {
-        offline: u64::from(offline),
-        throttled: u64::from(!offline),
+        offline: u64::from(deferred == Deferred::Offline),
+        throttled: u64::from(deferred == Deferred::Throttled),
+        slept: u64::from(deferred == Deferred::Slept),
         ..Tally::default()
     };
     tally.add(tx, kind, minute_of(now.as_millis()), MINUTE_MS)

@@ -20,7 +20,7 @@ mod jobs;
 mod sync;
 
 pub(crate) use histogram::Histogram;
-pub(crate) use jobs::{minutes, record, record_deferral, Tally};
+pub(crate) use jobs::{minutes, record, record_deferral, Deferred, Tally};
 pub(crate) use sync::{forget_account, record_sync, SyncRun, SyncTally};
 
 /// The length of a minute row, in ms.

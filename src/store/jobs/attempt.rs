@@ -265,6 +265,8 @@ pub(crate) enum Exit<'a> {
         offline: bool,
         /// A snooze of this job alone: `at` is marked as its `snoozed_until`.
         snooze: bool,
+        /// A durable sleep of its handler: `at` is marked as its `sleep_until`.
+        sleep: bool,
         /// What the handler said (redacted), and until when nothing of the job runs
         /// (`at`, or the kind's next probe): kept in the job's attempts timeline.
         note: &'a str,
@@ -381,13 +383,15 @@ fn exit_fenced(
             at,
             offline,
             snooze,
+            sleep,
             note,
             until,
         } => exit_with!(
             concat!(
                 "status = 'queued', attempts = attempts - 1, run_at = ?6, \
                  offline_since = CASE WHEN ?7 THEN coalesce(offline_since, ?4) END, \
-                 snoozed_until = CASE WHEN ?8 THEN ?6 END, errors = ",
+                 snoozed_until = CASE WHEN ?8 THEN ?6 END, \
+                 sleep_until = CASE WHEN ?12 THEN ?6 END, errors = ",
                 deferral_noted!()
             ),
             "",
@@ -405,10 +409,13 @@ fn exit_fenced(
                     "offline"
                 } else if *snooze {
                     "snoozed"
+                } else if *sleep {
+                    "slept"
                 } else {
                     "throttled"
                 },
-                until.as_millis()
+                until.as_millis(),
+                sleep
             ]
         ),
     };

@@ -196,6 +196,13 @@ pub(crate) fn insert_plain(
 /// moves its start (to `row.run_at`, now + the delay).
 fn replace_queued(tx: &Transaction<'_>, id: i64, row: &NewRow<'_>) -> Result<()> {
     let debounced = matches!(row.on_duplicate, OnDuplicate::Debounce(_));
+    // What its steps returned was another payload's work (the same payload again
+    // keeps them). A job without steps has no row here: the seek finds nothing.
+    tx.prepare_cached(
+        "DELETE FROM job_steps WHERE job_id = ?1 AND EXISTS \
+         (SELECT 1 FROM jobs WHERE id = ?1 AND payload IS NOT ?2)",
+    )?
+    .execute(params![id, row.payload])?;
     tx.prepare_cached(
         "UPDATE jobs SET payload = ?2, priority = ?3, payload_version = ?4, \
          run_at = CASE WHEN ?5 THEN ?6 ELSE run_at END, updated_at = ?7, \

@@ -328,7 +328,13 @@ fn job_from_row(r: &Row<'_>) -> rusqlite::Result<(Job, Option<Error>)> {
             .get::<_, Option<i64>>(27)?
             .filter(|&until| until == run_at.as_millis() && status == JobStatus::Queued)
             .map(Timestamp::from_millis),
-        waiting_on_jobs: r.get::<_, i64>(28)?.clamp(0, i64::from(u32::MAX)) as u32,
+        // A durable sleep's end, while the job still waits it out.
+        sleeping_until: r
+            .get::<_, Option<i64>>(28)?
+            .filter(|&until| until == run_at.as_millis() && status == JobStatus::Queued)
+            .map(Timestamp::from_millis),
+        steps: Vec::new(),
+        waiting_on_jobs: r.get::<_, i64>(29)?.clamp(0, i64::from(u32::MAX)) as u32,
     };
     Ok((job, unreadable))
 }
@@ -346,6 +352,7 @@ fn errors_from(text: Option<&str>) -> Vec<AttemptError> {
                 Some("offline") => AttemptOutcome::Offline,
                 Some("snoozed") => AttemptOutcome::Snoozed,
                 Some("throttled") => AttemptOutcome::Throttled,
+                Some("slept") => AttemptOutcome::Slept,
                 _ => AttemptOutcome::Failed,
             };
             Some(AttemptError {

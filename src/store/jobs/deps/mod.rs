@@ -83,9 +83,15 @@ pub(crate) fn attach(
             Some(_) => {}
         }
     }
-    // Marked whatever came of it: a workflow's outcome is its waiting jobs'.
-    tx.prepare_cached("UPDATE jobs SET waited = 1, run_on_failed_deps = ?2 WHERE id = ?1")?
-        .execute(params![id.raw(), run_anyway])?;
+    // Marked whatever came of it: a workflow's outcome is its waiting jobs'. What it
+    // waits for, in the order given, stays on its row for it to read their results
+    // (`steps::inputs_of`; the edges go as it is freed).
+    let inputs: Vec<i64> = deps.iter().map(|dep| dep.raw()).collect();
+    let inputs = serde_json::to_string(&inputs).expect("ids serialise");
+    tx.prepare_cached(
+        "UPDATE jobs SET waited = 1, run_on_failed_deps = ?2, inputs = ?3 WHERE id = ?1",
+    )?
+    .execute(params![id.raw(), run_anyway, inputs])?;
     open.sort_unstable();
     open.dedup();
     if let Some(reason) = cancelled {
