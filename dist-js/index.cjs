@@ -167,6 +167,19 @@ const commands = {
      *  another instance of the app runs jobs on the same `raw.db`).
      */
     pluginHealth: () => typedError(core.invoke("plugin:jobs|plugin_health")),
+    /**
+     *  Sends signal `name` with `payload` to job `id`: a job waiting for it runs at once;
+     *  one that will wait for it finds it kept. Refused with `signalRefused` when the job
+     *  has ended, its handler waits for no such signal, or its wait for it timed out; the
+     *  payload is bounded and checked as an enqueue's.
+     */
+    signalJob: (id, name, payload) => typedError(core.invoke("plugin:jobs|signal_job", { id, name, payload })),
+    /**
+     *  What job `id`'s handler logged, the lines after `after` (their `seq`; none or 0
+     *  for every line kept), oldest first; `null` for a job the window may not read, as
+     *  for one that does not exist.
+     */
+    getJobLogs: (id, after) => typedError(core.invoke("plugin:jobs|get_job_logs", { id, after })),
 };
 /* Tauri Specta runtime */
 async function typedError(result) {
@@ -434,7 +447,7 @@ async function whyFailed(id, flow) {
     }
 }
 async function watchJob(id, options = {}) {
-    const { onProgress: report = () => { }, signal, onStep = () => { }, } = typeof options === "function" ? { onProgress: options } : options;
+    const { onProgress: report = () => { }, signal, onStep = () => { }, onLog = () => { }, } = typeof options === "function" ? { onProgress: options } : options;
     // Each figure once: a read that finds the bar where it was says nothing.
     let last = null;
     const onProgress = (percent, done, total) => {
@@ -461,6 +474,9 @@ async function watchJob(id, options = {}) {
         }
         else if (event.type === "jobStep" && event.id === id) {
             onStep(event);
+        }
+        else if (event.type === "jobLogged" && event.id === id) {
+            onLog(event.lines);
         }
         else if (event.type === "jobStateChanged" && FINISHED.includes(event.to)) {
             // A piece's end: the events name no parent, so any end may be one.
@@ -693,6 +709,8 @@ function waitingText(waiting) {
                 return "the network";
             case "service":
                 return "the service, which asked its kind to wait";
+            case "signal":
+                return "a signal";
         }
     });
     return `waiting for ${words.join(" and ")}`;
@@ -727,7 +745,10 @@ function whyWaiting(job, options = {}) {
     // is the throttle's, said below, not a backoff after its earlier failures.
     const throttledTo = (job.waitingFor ?? []).find((waiting) => waiting.condition === "service");
     const throttled = throttledTo?.condition === "service" && job.runAt <= throttledTo.until;
-    if (job.sleepingUntil != null && job.sleepingUntil === job.runAt && job.runAt > now) {
+    if (job.awaitsSignal != null && job.sleepingUntil != null && job.sleepingUntil === job.runAt) {
+        reasons.push(`waiting for the signal "${job.awaitsSignal}" until ${clock(job.runAt, now)} (not a failed attempt)`);
+    }
+    else if (job.sleepingUntil != null && job.sleepingUntil === job.runAt && job.runAt > now) {
         reasons.push(`sleeping until ${clock(job.runAt, now)}: a durable sleep of its handler (not a failed attempt)`);
     }
     else if (job.snoozedUntil != null && job.snoozedUntil === job.runAt && job.runAt > now) {
@@ -741,6 +762,8 @@ function whyWaiting(job, options = {}) {
     // What the handler or the service said when the kind was held ("HTTP 429").
     const because = job.heldBecause ? ` (${job.heldBecause})` : "";
     for (const waiting of job.waitingFor ?? []) {
+        if (waiting.condition === "signal")
+            continue; // said above, with its name
         const text = waitingText([waiting]);
         if (waiting.condition === "slot" && waiting.leaseEndsAt != null) {
             reasons.push(`${text}; a slot comes back by ${clock(waiting.leaseEndsAt, now)} at the latest`);
@@ -925,6 +948,31 @@ async function listSchedules() {
 async function pausedKinds() {
     return unwrap(await commands.pausedKinds());
 }
+// ===== signals (`jobs:signals`) and a job's log =====
+/**
+ * Sends signal `name` with `payload` to job `id`, whose handler waits for it
+ * (`ctx.wait_for_signal(name, ..)`): a job waiting runs at once; one that will wait
+ * finds it kept. Resolves with whether it woke the job and whether one of that name
+ * was sent before (the first stays). Rejects with `signalRefused` when the job has
+ * ended, its handler waits for no such signal, or its wait timed out; `notFound` for a
+ * job the window may not reach. Needs `jobs:signals` (or `jobs:agents`).
+ *
+ * ```ts
+ * // The user approved the draft the job waits on.
+ * await signalJob(id, "approval", { approved: true });
+ * ```
+ */
+async function signalJob(id, name, payload = null) {
+    return unwrap(await commands.signalJob(id, name, payload));
+}
+/**
+ * What job `id`'s handler logged (`ctx.log(..)`), oldest first: the lines after
+ * `after` (a line's `seq`), or every line kept (the last 200 by default); `null` for a
+ * job the window may not read. `watchJob(id, { onLog })` follows new lines.
+ */
+async function getJobLogs(id, after) {
+    return unwrap(await commands.getJobLogs(id, after ?? null));
+}
 // ===== admin actions (`jobs:admin`) =====
 /** Runs a failed job again now, or one waiting out its backoff. */
 async function retryJob(id) {
@@ -1026,6 +1074,7 @@ exports.enqueue = enqueue;
 exports.enqueueAndWait = enqueueAndWait;
 exports.enqueueWorkflow = enqueueWorkflow;
 exports.getJob = getJob;
+exports.getJobLogs = getJobLogs;
 exports.getLocalJob = getLocalJob;
 exports.getWorkflow = getWorkflow;
 exports.jobCounts = jobCounts;
@@ -1055,6 +1104,7 @@ exports.retryJob = retryJob;
 exports.retryWorkflow = retryWorkflow;
 exports.runLocal = runLocal;
 exports.runScheduleNow = runScheduleNow;
+exports.signalJob = signalJob;
 exports.spawnAwaitable = spawnAwaitable;
 exports.spawnLocal = spawnLocal;
 exports.syncHistory = syncHistory;

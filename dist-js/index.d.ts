@@ -1,4 +1,4 @@
-import { type AgentClaimArgs, type AgentDeferral, type AgentFinished, type ClaimedJob, type ComponentHealth, type EnqueueArgs, type Enqueued, type Heartbeat, type JobFilter, type JobProgressValue, type RetryOutcome, type KindCount, type KindHistory, type TargetHistory, type HistorySpan, type Lease, type Schedule, type JobRef, type Value, type LocalJob, type SyncOutcome, type SyncStatus, type Trigger } from "./bindings";
+import { type AgentClaimArgs, type AgentDeferral, type AgentFinished, type ClaimedJob, type ComponentHealth, type EnqueueArgs, type Enqueued, type Heartbeat, type JobFilter, type JobLogLine, type JobProgressValue, type SignalSent, type RetryOutcome, type KindCount, type KindHistory, type TargetHistory, type HistorySpan, type Lease, type Schedule, type JobRef, type Value, type LocalJob, type SyncOutcome, type SyncStatus, type Trigger } from "./bindings";
 import type { ArgsOf, DeclaredLocalKind, JobIdOf, JobKindName, LocalResultOf, PayloadOf, ScheduleName, SyncTargetName, TypedJob, UndeclaredLocalKind } from "./kinds";
 export * from "./bindings";
 export { JobsError } from "./core";
@@ -135,6 +135,26 @@ export type TypedSchedule = Omit<Schedule, "name"> & {
 export declare function listSchedules(): Promise<TypedSchedule[]>;
 /** The job kinds paused now, in every process. */
 export declare function pausedKinds(): Promise<string[]>;
+/**
+ * Sends signal `name` with `payload` to job `id`, whose handler waits for it
+ * (`ctx.wait_for_signal(name, ..)`): a job waiting runs at once; one that will wait
+ * finds it kept. Resolves with whether it woke the job and whether one of that name
+ * was sent before (the first stays). Rejects with `signalRefused` when the job has
+ * ended, its handler waits for no such signal, or its wait timed out; `notFound` for a
+ * job the window may not reach. Needs `jobs:signals` (or `jobs:agents`).
+ *
+ * ```ts
+ * // The user approved the draft the job waits on.
+ * await signalJob(id, "approval", { approved: true });
+ * ```
+ */
+export declare function signalJob(id: number, name: string, payload?: Value): Promise<SignalSent>;
+/**
+ * What job `id`'s handler logged (`ctx.log(..)`), oldest first: the lines after
+ * `after` (a line's `seq`), or every line kept (the last 200 by default); `null` for a
+ * job the window may not read. `watchJob(id, { onLog })` follows new lines.
+ */
+export declare function getJobLogs(id: number, after?: number): Promise<JobLogLine[] | null>;
 /** Runs a failed job again now, or one waiting out its backoff. */
 export declare function retryJob(id: number): Promise<RetryOutcome>;
 /** Deletes a finished job. */

@@ -1,4 +1,4 @@
-import { commands, jobHistory, syncHistory, duration, listJobs, jobDependencies, getJob, getWorkflow, pausedKinds, whyWaiting, retryJob, cancel, retryWorkflow, cancelWorkflow, deleteJob, waitingText, onJobsEvent, listLocalJobs, syncStatus, syncNow, listSchedules, runScheduleNow, resumeSchedule, pauseSchedule, jobCounts, resumeKind, pauseKind, JobsError, pluginHealth } from './index.js';
+import { commands, jobHistory, syncHistory, duration, listJobs, jobDependencies, getJob, getWorkflow, getJobLogs, pausedKinds, whyWaiting, retryJob, cancel, retryWorkflow, cancelWorkflow, deleteJob, signalJob, waitingText, onJobsEvent, listLocalJobs, syncStatus, syncNow, listSchedules, runScheduleNow, resumeSchedule, pauseSchedule, jobCounts, resumeKind, pauseKind, JobsError, pluginHealth } from './index.js';
 import '@tauri-apps/api/core';
 
 /**
@@ -440,11 +440,12 @@ function mountJobs(shell) {
     }
     async function drawDetail(id) {
         // A window without the workflow reads still gets the rest.
-        const [job, children, deps, flow] = await Promise.all([
+        const [job, children, deps, flow, logs] = await Promise.all([
             getJob(id),
             listJobs({ parent: id, limit: 20 }),
             jobDependencies(id).catch(() => null),
             getWorkflow(id).catch(() => null),
+            getJobLogs(id).catch(() => null),
         ]);
         const workflow = flow !== null && (flow.progress.total ?? 0) > 0 ? flow : null;
         // A queued job: whether its kind is paused and, waiting for a slot, the jobs that
@@ -523,7 +524,7 @@ function mountJobs(shell) {
             }
         }
         actions.append(h("button", { "data-action": "close", onclick: () => select(null) }, "Close"));
-        detail.replaceChildren(h("h3", {}, `Job #${job.id}`), h("dl", {}, ...facts.flatMap(([name, value]) => [h("dt", {}, name), h("dd", {}, value)])), ...(graph ? [h("h4", {}, "Graph"), h("div", { id: "detail-graph", class: "graph-box" }, graph)] : []), h("h4", {}, "Payload"), h("pre", { id: "detail-payload" }, json(job.payload)), h("h4", {}, "Result"), h("pre", { id: "detail-result" }, json(job.result)), ...(job.lastError === null ? [] : [h("h4", {}, "Last error"), h("pre", { id: "detail-error" }, job.lastError)]), ...(job.attempts === 0 && !job.errors?.length ? [] : [h("h4", {}, "Attempts"), attemptsTimeline(job)]), ...stepsSection(job), actions);
+        detail.replaceChildren(h("h3", {}, `Job #${job.id}`), h("dl", {}, ...facts.flatMap(([name, value]) => [h("dt", {}, name), h("dd", {}, value)])), ...(graph ? [h("h4", {}, "Graph"), h("div", { id: "detail-graph", class: "graph-box" }, graph)] : []), h("h4", {}, "Payload"), h("pre", { id: "detail-payload" }, json(job.payload)), h("h4", {}, "Result"), h("pre", { id: "detail-result" }, json(job.result)), ...(job.lastError === null ? [] : [h("h4", {}, "Last error"), h("pre", { id: "detail-error" }, job.lastError)]), ...(job.attempts === 0 && !job.errors?.length ? [] : [h("h4", {}, "Attempts"), attemptsTimeline(job)]), ...stepsSection(job), ...logSection(logs ?? []), ...signalForm(job), actions);
     }
     /**
      * A job's attempts, oldest first: each one that failed or was deferred (offline, a
@@ -585,6 +586,39 @@ function mountJobs(shell) {
             return [];
         return [h("h4", {}, "Steps"), h("ol", { id: "detail-steps", class: "attempts" }, ...items)];
     }
+    /** What the job's handler logged (`ctx.log`), oldest first: time, attempt, level, text. */
+    function logSection(lines) {
+        if (lines.length === 0)
+            return [];
+        const items = lines.map((line) => h("li", { class: `log-${line.level}` }, `${time(line.at)} #${line.attempt} `, h("b", {}, line.level), " ", h("code", {}, line.text)));
+        return [h("h4", {}, "Log"), h("ol", { id: "detail-log", class: "attempts" }, ...items)];
+    }
+    /**
+     * For a job waiting for a signal: its name, and a form that sends it (a JSON payload)
+     * for support and testing, behind the window's `signal_job` permission (a window
+     * without it is told so when it sends).
+     */
+    function signalForm(job) {
+        if (job.status !== "queued" || !job.awaitsSignal)
+            return [];
+        const name = job.awaitsSignal;
+        const input = h("input", { id: "detail-signal-payload", value: "null", "aria-label": "payload (JSON)" });
+        const send = async () => {
+            let payload;
+            try {
+                payload = JSON.parse(input.value || "null");
+            }
+            catch (error) {
+                failed(new Error(`the payload is not JSON: ${error.message}`));
+                return;
+            }
+            await act(() => signalJob(job.id, name, payload), () => drawDetail(job.id).then(() => loadJobs()));
+        };
+        return [
+            h("h4", {}, "Waiting for a signal"),
+            h("div", { class: "actions", id: "detail-signal" }, h("span", {}, `"${name}" until ${time(job.sleepingUntil)}`), input, h("button", { "data-action": "signal", onclick: () => void send() }, "Send signal")),
+        ];
+    }
     /** Jobs by id, each opening its detail: the first ones listed, and how many more. */
     function idList(id, ids, total) {
         if (total === 0)
@@ -645,6 +679,10 @@ function liveUpdates(shell, jobs, tables, history) {
                         soon("detail", 250, () => drawDetail(event.id));
                     break;
                 }
+                case "jobLogged":
+                    if (state.selected === event.id)
+                        soon("detail", 250, () => drawDetail(event.id));
+                    break;
                 case "jobStep": {
                     // The last one of each job; a job's end forgets it (its steps are read).
                     state.steps.set(event.id, event);

@@ -2,7 +2,7 @@
  * Following work to its end: a local job (for a progress bar), a durable job whoever
  * runs it, and a workflow through its parent (one bar for the whole).
  */
-import { type EnqueueArgs, type JobStepChanged, type LocalJob, type LocalJobProgress, type Value } from "./bindings";
+import { type EnqueueArgs, type JobLogLine, type JobStepChanged, type LocalJob, type LocalJobProgress, type Value } from "./bindings";
 import type { DeclaredJobKind, JobIdOf, PayloadOf, ResultOf, UndeclaredJobKind } from "./kinds";
 /**
  * Follows one local job to its end, calling `onProgress` with 0 to 100 (or `null`
@@ -21,6 +21,8 @@ export type WatchOptions = {
      * done before the call are in `getJob(id).steps`.
      */
     onStep?: (step: JobStepChanged) => void;
+    /** Called with each batch of lines the job's handler logged (`ctx.log`), as they are stored. */
+    onLog?: (lines: JobLogLine[]) => void;
 };
 /**
  * Follows a durable job to its end, whoever runs it: resolves with its result, or

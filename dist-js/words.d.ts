@@ -15,7 +15,7 @@ export declare function waitingText(waiting: readonly WaitingFor[] | null | unde
  * is not queued, and one reason that it is next in line when nothing holds it back.
  * `paused` are the paused kinds (`pausedKinds()`), `now` the time to compare with.
  */
-export declare function whyWaiting(job: Pick<Job, "status" | "kind" | "runAt" | "attempts" | "handlerMissing" | "rateLimitedUntil" | "waitingFor"> & Partial<Pick<Job, "snoozedUntil" | "heldBecause" | "sleepingUntil">>, options?: {
+export declare function whyWaiting(job: Pick<Job, "status" | "kind" | "runAt" | "attempts" | "handlerMissing" | "rateLimitedUntil" | "waitingFor"> & Partial<Pick<Job, "snoozedUntil" | "heldBecause" | "sleepingUntil" | "awaitsSignal">>, options?: {
     now?: number;
     paused?: Iterable<string>;
 }): string[];

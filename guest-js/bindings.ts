@@ -167,6 +167,19 @@ export const commands = {
 	 *  another instance of the app runs jobs on the same `raw.db`).
 	 */
 	pluginHealth: () => typedError<ComponentHealth[], CommandError>(__TAURI_INVOKE("plugin:jobs|plugin_health")),
+	/**
+	 *  Sends signal `name` with `payload` to job `id`: a job waiting for it runs at once;
+	 *  one that will wait for it finds it kept. Refused with `signalRefused` when the job
+	 *  has ended, its handler waits for no such signal, or its wait for it timed out; the
+	 *  payload is bounded and checked as an enqueue's.
+	 */
+	signalJob: (id: JobId, name: string, payload: Value) => typedError<SignalSent, CommandError>(__TAURI_INVOKE("plugin:jobs|signal_job", { id, name, payload })),
+	/**
+	 *  What job `id`'s handler logged, the lines after `after` (their `seq`; none or 0
+	 *  for every line kept), oldest first; `null` for a job the window may not read, as
+	 *  for one that does not exist.
+	 */
+	getJobLogs: (id: JobId, after: number | null) => typedError<JobLogLine[] | null, CommandError>(__TAURI_INVOKE("plugin:jobs|get_job_logs", { id, after })),
 };
 
 /* Types */
@@ -297,7 +310,9 @@ export type AttemptOutcome =
 /**  The service throttled the whole kind (`JobError::throttle_kind`). */
 "throttled" | 
 /**  Its handler began a durable sleep (`JobContext::sleep`): it went on after it. */
-"slept";
+"slept" | 
+/**  Its handler waited for a signal (`JobContext::wait_for_signal`). */
+"signal";
 
 /**  What `cancel` did. */
 export type CancelResult = 
@@ -527,7 +542,12 @@ export type ErrorCode =
  *  An enqueue named a job kind no handler of this app runs and the builder did not
  *  declare as run by agents (`Builder::agent_kind`): it would wait forever.
  */
-"unknownKind";
+"unknownKind" | 
+/**
+ *  A job would not take a signal: it has ended, its handler waits for none of that
+ *  name, or its wait for it timed out; the message says which.
+ */
+"signalRefused";
 
 /**
  *  Everything published on the [`EventBus`](super::EventBus).
@@ -550,6 +570,10 @@ export type Event =
 {
 	type: "jobStep",
 } & JobStepChanged | 
+/**  Lines a durable job's handler logged were stored. */
+{
+	type: "jobLogged",
+} & JobLogged | 
 /**  A finished durable job was deleted. */
 {
 	type: "jobDeleted",
@@ -801,9 +825,16 @@ export type Job = {
 	/**
 	 *  Set while a queued job waits out a durable sleep of its handler
 	 *  ([`JobContext::sleep`](crate::runner::JobContext::sleep)): when it ends. Its
-	 *  steps say which ([`Job::steps`]).
+	 *  steps say which ([`Job::steps`]). While it waits for a signal
+	 *  ([`awaits_signal`](Job::awaits_signal)), the wait's deadline.
 	 */
 	sleepingUntil?: Timestamp | null,
+	/**
+	 *  Set while a queued job waits for a signal
+	 *  ([`JobContext::wait_for_signal`](crate::runner::JobContext::wait_for_signal)):
+	 *  its name. It runs when the signal comes, or at `sleeping_until`.
+	 */
+	awaitsSignal?: string | null,
 	/**
 	 *  The steps its handler finished and the durable sleeps it began, in the order
 	 *  they ended ([`JobContext::step`](crate::runner::JobContext::step)): names,
@@ -929,6 +960,36 @@ export type JobFilter = {
  *  numbers without loss.
  */
 export type JobId = number;
+
+/**
+ *  A line a durable job's handler logged
+ *  ([`JobContext::log`](crate::runner::JobContext::log)), as stored: redacted and cut
+ *  like an error, the last few of each job kept.
+ */
+export type JobLogLine = {
+	/**  Its number in the job's log, from 1, in the order logged. */
+	seq: number,
+	/**  When it was logged. */
+	at: Timestamp,
+	/**  The attempt that logged it. */
+	attempt: number,
+	/**  `error`, `warn`, `info` or `debug`. */
+	level: string,
+	/**  What it said. */
+	text: string,
+};
+
+/**  Lines a durable job's handler logged were stored: the new lines, in order. */
+export type JobLogged = {
+	/**  The job. */
+	id: JobId,
+	/**  Its kind. */
+	kind: string,
+	/**  The lines stored. */
+	lines: JobLogLine[],
+	/**  When they were stored. */
+	at: Timestamp,
+};
 
 /**  A durable job's progress. */
 export type JobProgress = {
@@ -1335,6 +1396,17 @@ export type ScheduleChanged = {
 	at: Timestamp,
 };
 
+/**  What [`Queue::signal`] did. */
+export type SignalSent = {
+	/**  The job was waiting for it: it runs now. */
+	woke: boolean,
+	/**
+	 *  A signal of that name was sent before: that first one stays, this one is
+	 *  dropped (sending again is harmless).
+	 */
+	alreadySent: boolean,
+};
+
 /**  Why a run did not happen. */
 export type SkipReason = 
 /**  Not due before this time. */
@@ -1600,6 +1672,15 @@ nextTry: Timestamp } |
  */
 { condition: "service"; 
 /**  When the kind may start jobs again. */
+until: Timestamp } | 
+/**
+ *  A signal its handler waits for
+ *  ([`JobContext::wait_for_signal`](crate::runner::JobContext::wait_for_signal);
+ *  the job's `awaitsSignal` names it): it runs when the signal comes, or at
+ *  `until`, the wait's deadline.
+ */
+{ condition: "signal"; 
+/**  The deadline. */
 until: Timestamp };
 
 /**

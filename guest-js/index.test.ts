@@ -265,6 +265,31 @@ describe("durable jobs", () => {
     ]);
   });
 
+  it("signalJob and getJobLogs pass what they are given; watchJob follows a job's log", async () => {
+    let record = jobRecord({ status: "running" });
+    const line = { seq: 3, at: 1, attempt: 1, level: "info", text: "drafted" };
+    const calls = backend((cmd) => {
+      if (cmd === "plugin:jobs|signal_job") return { woke: true, alreadySent: false };
+      if (cmd === "plugin:jobs|get_job_logs") return [line];
+      return cmd === "plugin:jobs|get_job" ? record : null;
+    });
+    expect(await api.signalJob(5, "approval", { approved: true })).toEqual({ woke: true, alreadySent: false });
+    expect(await api.getJobLogs(5, 2)).toEqual([line]);
+    expect(calls.map((c) => c.args)).toEqual([
+      { id: 5, name: "approval", payload: { approved: true } },
+      { id: 5, after: 2 },
+    ]);
+    const logged: string[] = [];
+    const watching = watchJob(5, { onLog: (lines) => logged.push(...lines.map((l) => l.text)) });
+    await tick();
+    await jobsEvent({ type: "jobLogged", id: 5, kind: "ingest", lines: [line], at: 2 });
+    await jobsEvent({ type: "jobLogged", id: 6, kind: "ingest", lines: [{ ...line, text: "another's" }], at: 2 });
+    record = jobRecord({ status: "succeeded", result: 1 });
+    await jobsEvent({ type: "jobStateChanged", id: 5, kind: "ingest", from: "running", to: "succeeded", attempt: 1, at: 3 });
+    await watching;
+    expect(logged).toEqual(["drafted"]);
+  });
+
   it("watchJob rejects with jobFailed, naming the last error, and notFound for no job", async () => {
     backend((cmd, args) =>
       cmd === "plugin:jobs|get_job" && args.id === 5 ? jobRecord({ status: "failed", lastError: "disk full" }) : null,
@@ -467,6 +492,14 @@ describe("words", () => {
     expect(api.whyWaiting({ ...queued, runAt: now + 30_000, attempts: 3, snoozedUntil: now + 600_000 }, { now })).toEqual([
       "backing off after 3 failed attempts: runs again at 08:00:30",
     ]);
+    // Waiting for a signal: its name and deadline, not a sleep.
+    expect(
+      api.whyWaiting(
+        { ...queued, runAt: now + 3_600_000, sleepingUntil: now + 3_600_000, awaitsSignal: "approval",
+          waitingFor: [{ condition: "signal", until: now + 3_600_000 }] },
+        { now },
+      ),
+    ).toEqual(['waiting for the signal "approval" until 09:00:00 (not a failed attempt)']);
     // A durable sleep of its handler, while its runAt is the sleep's end.
     expect(api.whyWaiting({ ...queued, runAt: now + 3_600_000, attempts: 1, sleepingUntil: now + 3_600_000 }, { now })).toEqual([
       "sleeping until 09:00:00: a durable sleep of its handler (not a failed attempt)",

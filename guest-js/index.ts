@@ -20,7 +20,9 @@ import {
   type Enqueued,
   type Heartbeat,
   type JobFilter,
+  type JobLogLine,
   type JobProgressValue,
+  type SignalSent,
   type RetryOutcome,
   type KindCount,
   type KindHistory,
@@ -284,6 +286,34 @@ export async function listSchedules(): Promise<TypedSchedule[]> {
 /** The job kinds paused now, in every process. */
 export async function pausedKinds(): Promise<string[]> {
   return unwrap(await commands.pausedKinds());
+}
+
+// ===== signals (`jobs:signals`) and a job's log =====
+
+/**
+ * Sends signal `name` with `payload` to job `id`, whose handler waits for it
+ * (`ctx.wait_for_signal(name, ..)`): a job waiting runs at once; one that will wait
+ * finds it kept. Resolves with whether it woke the job and whether one of that name
+ * was sent before (the first stays). Rejects with `signalRefused` when the job has
+ * ended, its handler waits for no such signal, or its wait timed out; `notFound` for a
+ * job the window may not reach. Needs `jobs:signals` (or `jobs:agents`).
+ *
+ * ```ts
+ * // The user approved the draft the job waits on.
+ * await signalJob(id, "approval", { approved: true });
+ * ```
+ */
+export async function signalJob(id: number, name: string, payload: Value = null): Promise<SignalSent> {
+  return unwrap(await commands.signalJob(id, name, payload));
+}
+
+/**
+ * What job `id`'s handler logged (`ctx.log(..)`), oldest first: the lines after
+ * `after` (a line's `seq`), or every line kept (the last 200 by default); `null` for a
+ * job the window may not read. `watchJob(id, { onLog })` follows new lines.
+ */
+export async function getJobLogs(id: number, after?: number): Promise<JobLogLine[] | null> {
+  return unwrap(await commands.getJobLogs(id, after ?? null));
 }
 
 // ===== admin actions (`jobs:admin`) =====

@@ -161,6 +161,33 @@ describe("inspector: a job's detail", () => {
     inspector.destroy();
   });
 
+  it("a job's log is in its detail, and a job waiting for a signal can be sent one", async () => {
+    const deadline = Date.now() + 3_600_000;
+    const waiting = job(1, { status: "queued", runAt: deadline, sleepingUntil: deadline, awaitsSignal: "approval" } as Partial<Job>);
+    const calls = backend([waiting], true);
+    const host = document.createElement("div");
+    const inspector = mountInspector(host);
+    await inspector.ready;
+    const root = host.shadowRoot!;
+    (root.querySelector('button[data-action="open"]') as HTMLElement).click();
+    await until(() => !!root.querySelector("#detail-signal"), "the signal form");
+    expect(root.querySelector("#detail-signal")!.textContent).toContain('"approval" until');
+    expect(root.querySelector("#detail-log")!.textContent).toContain("drafted, waiting");
+    (root.querySelector("#detail-signal-payload") as HTMLInputElement).value = '{"approved": true}';
+    const lists = () => calls.filter((c) => c.cmd === "plugin:jobs|list_jobs").length;
+    const listed = lists();
+    (root.querySelector('#detail-signal button[data-action="signal"]') as HTMLElement).click();
+    await until(() => calls.some((c) => c.cmd === "plugin:jobs|signal_job"), "the signal sent");
+    // The detail and the table are read again after it.
+    await until(() => lists() > listed, "the table read again");
+    expect(calls.find((c) => c.cmd === "plugin:jobs|signal_job")!.args).toEqual({
+      id: 1,
+      name: "approval",
+      payload: { approved: true },
+    });
+    inspector.destroy();
+  });
+
   it("a workflow's parent shows its counts, a job what it waits for, and a failed workflow is retried", async () => {
     const jobs = [
       job(1, { kind: "import", status: "succeeded" }),

@@ -71,6 +71,12 @@ export function backend(jobs: Job[], admin: boolean): Call[] {
         }
         case "plugin:jobs|get_job":
           return jobs.find((j) => j.id === args.id) ?? null;
+        case "plugin:jobs|get_job_logs":
+          return jobs.some((j) => j.id === args.id)
+            ? [{ seq: 1, at: 1_000, attempt: 1, level: "info", text: "drafted, waiting" }]
+            : null;
+        case "plugin:jobs|signal_job":
+          return { woke: true, alreadySent: false };
         case "plugin:jobs|get_workflow": {
           const pieces = jobs.filter((j) => j.parent === args.parent);
           const counts: [JobStatus, number][] = [];

@@ -8,6 +8,7 @@ import {
   type Job,
   type JobProgressValue,
   type JobStatus,
+  type JobLogLine,
   type JobStepChanged,
   type LocalJob,
   type LocalJobProgress,
@@ -83,6 +84,8 @@ export type WatchOptions = {
    * done before the call are in `getJob(id).steps`.
    */
   onStep?: (step: JobStepChanged) => void;
+  /** Called with each batch of lines the job's handler logged (`ctx.log`), as they are stored. */
+  onLog?: (lines: JobLogLine[]) => void;
 };
 
 /** After an event, how long a followed workflow waits before reading its state again. */
@@ -179,6 +182,7 @@ export async function watchJob<T>(
     onProgress: report = () => {},
     signal,
     onStep = () => {},
+    onLog = () => {},
   } = typeof options === "function" ? { onProgress: options } : options;
   // Each figure once: a read that finds the bar where it was says nothing.
   let last: [number | null, number, number | null] | null = null;
@@ -203,6 +207,8 @@ export async function watchJob<T>(
       if (!following) onProgress(event.percent, event.done, event.total);
     } else if (event.type === "jobStep" && event.id === id) {
       onStep(event);
+    } else if (event.type === "jobLogged" && event.id === id) {
+      onLog(event.lines);
     } else if (event.type === "jobStateChanged" && FINISHED.includes(event.to)) {
       // A piece's end: the events name no parent, so any end may be one.
       if (event.id === id || following) poke();

@@ -38,6 +38,8 @@ export function waitingText(waiting: readonly WaitingFor[] | null | undefined): 
         return "the network";
       case "service":
         return "the service, which asked its kind to wait";
+      case "signal":
+        return "a signal";
     }
   });
   return `waiting for ${words.join(" and ")}`;
@@ -60,7 +62,7 @@ function clock(ms: number, now: number): string {
  */
 export function whyWaiting(
   job: Pick<Job, "status" | "kind" | "runAt" | "attempts" | "handlerMissing" | "rateLimitedUntil" | "waitingFor"> &
-    Partial<Pick<Job, "snoozedUntil" | "heldBecause" | "sleepingUntil">>,
+    Partial<Pick<Job, "snoozedUntil" | "heldBecause" | "sleepingUntil" | "awaitsSignal">>,
   options: { now?: number; paused?: Iterable<string> } = {},
 ): string[] {
   if (job.status !== "queued") return [];
@@ -75,7 +77,9 @@ export function whyWaiting(
   // is the throttle's, said below, not a backoff after its earlier failures.
   const throttledTo = (job.waitingFor ?? []).find((waiting) => waiting.condition === "service");
   const throttled = throttledTo?.condition === "service" && job.runAt <= throttledTo.until;
-  if (job.sleepingUntil != null && job.sleepingUntil === job.runAt && job.runAt > now) {
+  if (job.awaitsSignal != null && job.sleepingUntil != null && job.sleepingUntil === job.runAt) {
+    reasons.push(`waiting for the signal "${job.awaitsSignal}" until ${clock(job.runAt, now)} (not a failed attempt)`);
+  } else if (job.sleepingUntil != null && job.sleepingUntil === job.runAt && job.runAt > now) {
     reasons.push(`sleeping until ${clock(job.runAt, now)}: a durable sleep of its handler (not a failed attempt)`);
   } else if (job.snoozedUntil != null && job.snoozedUntil === job.runAt && job.runAt > now) {
     reasons.push(`the service asked it to wait: runs again at ${clock(job.runAt, now)} (not a failed attempt)`);
@@ -89,6 +93,7 @@ export function whyWaiting(
   // What the handler or the service said when the kind was held ("HTTP 429").
   const because = job.heldBecause ? ` (${job.heldBecause})` : "";
   for (const waiting of job.waitingFor ?? []) {
+    if (waiting.condition === "signal") continue; // said above, with its name
     const text = waitingText([waiting])!;
     if (waiting.condition === "slot" && waiting.leaseEndsAt != null) {
       reasons.push(`${text}; a slot comes back by ${clock(waiting.leaseEndsAt, now)} at the latest`);

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use rusqlite::ErrorCode;
 
-use crate::model::{truncate_chars, JobId, MAX_ERROR_CHARS};
+use crate::model::{truncate_chars, JobId, SignalRefusal, MAX_ERROR_CHARS};
 
 /// A specialised `Result` for this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -124,6 +124,17 @@ pub enum Error {
     /// No job has this id.
     #[error("no job with id {0}")]
     JobNotFound(JobId),
+    /// A job would not take a signal: it has ended, its handler waits for none of
+    /// that name, or its wait for it timed out.
+    #[error("job {id} takes no signal {name:?}: {reason}")]
+    SignalRefused {
+        /// The job.
+        id: JobId,
+        /// The signal.
+        name: String,
+        /// Why.
+        reason: SignalRefusal,
+    },
     /// No schedule has this name.
     #[error("no schedule named {0:?}")]
     ScheduleNotFound(String),

@@ -124,6 +124,22 @@ pub(crate) fn too_deep(value: &Value) -> Option<String> {
     None
 }
 
+/// `value` as JSON text to store, or why not: too deep (checked first, without
+/// recursion) or longer than `limit` bytes.
+pub(crate) fn checked_text(value: &Value, limit: usize) -> Result<String, String> {
+    if let Some(reason) = too_deep(value) {
+        return Err(reason);
+    }
+    let text = value.to_string();
+    if text.len() > limit {
+        return Err(format!(
+            "{} bytes of JSON, more than the limit of {limit}",
+            text.len()
+        ));
+    }
+    Ok(text)
+}
+
 /// Drops `value` without recursion: a value too deep to check must not take the
 /// thread's stack down when it goes away either.
 pub(crate) fn drop_deep(value: Value) {

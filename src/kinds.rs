@@ -135,6 +135,11 @@ pub struct KindSpec {
     pub max_offline: Option<Duration>,
     /// How to bring a payload from each older version to the next.
     pub(crate) upgrades: Upgrades,
+    /// The signals its handler waits for
+    /// ([`JobContext::wait_for_signal`](crate::runner::JobContext::wait_for_signal)):
+    /// one of these sent before the job waits is kept for it; another name is refused
+    /// unless the job waits for it at the time.
+    pub signals: Vec<String>,
 }
 
 type UpgradeFn = dyn Fn(Value) -> Result<Value, String> + Send + Sync;
@@ -191,6 +196,14 @@ impl KindSpec {
     #[must_use]
     pub fn offline_retry(mut self, every: Duration) -> Self {
         self.offline_retry = Some(every.max(Duration::from_millis(1)));
+        self
+    }
+
+    /// Declares a signal the kind's handler waits for (see
+    /// [`signals`](KindSpec::signals)).
+    #[must_use]
+    pub fn signal(mut self, name: impl Into<String>) -> Self {
+        self.signals.push(name.into());
         self
     }
 

@@ -201,6 +201,38 @@ fn a_payload_nested_ten_thousand_deep_is_refused_without_a_stack_overflow() {
 }
 
 #[test]
+fn a_signal_nested_ten_thousand_deep_or_past_64_bit_integers_is_refused_and_changes_nothing() {
+    let h = Harness::new();
+    h.queue
+        .register_kind("ask", KindSpec::new().signal("answer"));
+    let id = h
+        .queue
+        .enqueue("ask", &(), EnqueueOptions::new())
+        .unwrap()
+        .id;
+    let deep = nested(10_000);
+    let err = h.queue.signal(id, "answer", &deep).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::InvalidArgument {
+                name: "payload",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    std::mem::forget(deep);
+    // A name of secrets and control characters is refused, cut, never stored.
+    let name = format!("\u{0}{}", "k".repeat(10_000));
+    let err = h.queue.signal(id, &name, &json!(1)).unwrap_err();
+    assert!(err.to_string().len() < 1_000, "{err}");
+    // Nothing was kept: the first real signal is stored as the first.
+    let sent = h.queue.signal(id, "answer", &json!("yes")).unwrap();
+    assert!(!sent.already_sent);
+}
+
+#[test]
 fn a_result_nested_ten_thousand_deep_fails_the_attempt_without_a_stack_overflow() {
     let h = Harness::new();
     h.queue

@@ -393,3 +393,154 @@ async fn a_job_reads_the_sizes_of_the_jobs_it_waited_for() {
         Some(serde_json::json!("120 bytes, 1 failed"))
     );
 }
+
+/// docs/signals.md, "An approval step".
+#[rustfmt::skip]
+mod approval_page {
+use std::time::Duration;
+
+use tauri_plugin_jobs::runner::{Handler, JobContext, JobError, LogLevel};
+
+/// What the user answers.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct Approval { pub approved: bool, pub note: String }
+
+pub fn send_report() -> Handler {
+    Handler::new("send-report", |report: String, ctx: JobContext| async move {
+        let draft: String = ctx.step("draft", || async {
+            let draft = format!("draft of {report}");
+            // In the step: logged once (code between steps runs again at each attempt).
+            ctx.log(format_args!("drafted {} bytes, waiting for approval", draft.len()));
+            Ok(draft)
+        }).await?;
+        // No worker is held while the user thinks; a quit or a restart changes nothing.
+        let answer: Option<Approval> = ctx.wait_for_signal("approval", Duration::from_secs(86_400)).await?;
+        match answer {
+            Some(Approval { approved: true, note }) => {
+                ctx.log(format_args!("approved: {note}"));
+                ctx.step("send", || async { Ok(draft.len()) }).await
+            }
+            Some(Approval { note, .. }) => Err(JobError::permanent(format!("declined: {note}"))),
+            None => {
+                ctx.log_at(LogLevel::Warn, "nobody answered within a day");
+                Err(JobError::permanent("not approved in time"))
+            }
+        }
+    })
+    .signal("approval") // a signal sent before the job waits is kept for it
+}
+}
+
+/// docs/signals.md, "A sign-in code that comes back by deep link".
+#[rustfmt::skip]
+mod deep_link_page {
+use std::time::Duration;
+
+use tauri_plugin_jobs::queue::JobId;
+use tauri_plugin_jobs::runner::{Handler, JobContext, JobError};
+
+pub fn connect_account() -> Handler {
+    Handler::new("connect-account", |provider: String, ctx: JobContext| async move {
+        // The browser opens once, whatever happens later: a step.
+        ctx.step("open-browser", || async {
+            // opener::open(format!("https://{provider}/authorize?state={}", ctx.id))
+            Ok(format!("{provider} opened"))
+        })
+        .await?;
+        let code: Option<String> = ctx.wait_for_signal("oauth-code", Duration::from_secs(600)).await?;
+        let code = code.ok_or_else(|| JobError::permanent("the sign-in was not finished in 10 minutes"))?;
+        ctx.step("exchange", || async { Ok(format!("token for {code}")) }).await
+    })
+    .signal("oauth-code")
+}
+
+/// The deep link's handler: `myapp://oauth?state=<job id>&code=<code>`.
+pub fn on_deep_link(queue: &tauri_plugin_jobs::queue::Queue, state: i64, code: &str) {
+    let sent = queue.signal(JobId::from(state), "oauth-code", &serde_json::json!(code));
+    if let Err(error) = sent {
+        eprintln!("a sign-in code for no waiting job: {error}");
+    }
+}
+}
+
+/// From docs/signals.md alone: the report waits for its approval, holding nothing;
+/// the user approves; it is sent, and its log says what happened.
+#[tokio::test]
+async fn a_report_waits_for_its_approval_and_is_sent_once_approved() {
+    let backend = Backend::builder()
+        .handler(approval_page::send_report())
+        .build();
+    let id = backend
+        .queue
+        .enqueue("send-report", &"q4", EnqueueOptions::new())
+        .unwrap()
+        .id;
+    backend.settle().await;
+    let job = backend.job(id);
+    assert_eq!(
+        (job.status, job.awaits_signal.as_deref()),
+        (JobStatus::Queued, Some("approval"))
+    );
+    let backend = backend.restart(); // a quit while the user thinks
+    backend.advance(60 * MINUTE);
+    let approval = approval_page::Approval {
+        approved: true,
+        note: "looks good".into(),
+    };
+    backend
+        .queue
+        .signal(id, "approval", &serde_json::to_value(&approval).unwrap())
+        .unwrap();
+    backend.settle().await;
+    let job = backend.job(id);
+    assert_eq!(job.status, JobStatus::Succeeded);
+    assert_eq!(job.result, Some(serde_json::json!("draft of q4".len())));
+    let said: Vec<_> = backend
+        .queue
+        .logs(id, 0)
+        .unwrap()
+        .into_iter()
+        .map(|l| l.text)
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "drafted 11 bytes, waiting for approval",
+            "approved: looks good"
+        ]
+    );
+}
+
+/// From docs/signals.md alone: a code that never comes fails the sign-in after ten
+/// minutes; one that comes by deep link finishes it.
+#[tokio::test]
+async fn a_sign_in_finishes_when_its_code_comes_back_and_fails_when_it_never_does() {
+    let backend = Backend::builder()
+        .handler(deep_link_page::connect_account())
+        .build();
+    let waited = backend
+        .queue
+        .enqueue("connect-account", &"github.com", EnqueueOptions::new())
+        .unwrap()
+        .id;
+    let answered = backend
+        .queue
+        .enqueue("connect-account", &"gitlab.com", EnqueueOptions::new())
+        .unwrap()
+        .id;
+    backend.settle().await;
+    deep_link_page::on_deep_link(&backend.queue, answered.raw(), "abc");
+    backend.settle().await;
+    assert_eq!(
+        backend.job(answered).result,
+        Some(serde_json::json!("token for abc"))
+    );
+    backend.advance(10 * MINUTE);
+    backend.settle().await;
+    let job = backend.job(waited);
+    assert_eq!(job.status, JobStatus::Failed);
+    assert!(job
+        .last_error
+        .unwrap()
+        .contains("not finished in 10 minutes"));
+}

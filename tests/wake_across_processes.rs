@@ -93,6 +93,89 @@ async fn wake_ups_hear_other_connections_once_watching() {
         .unwrap();
 }
 
+/// A job waiting for a signal runs within moments of another process sending it, by
+/// the watch: the runner polls once an hour. Prints how long it took.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_from_another_process_wakes_its_job_without_waiting_for_the_poll() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("raw.db");
+    let queue = Queue::open(&path, QueueOptions::new()).unwrap();
+    let probe = Queue::open(&path, QueueOptions::new()).unwrap();
+    if !probe.watch_other_processes() {
+        refused();
+        return;
+    }
+    drop(probe);
+    let (waiting, answered) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
+    let handler = Handler::new("approval", {
+        let (waiting, answered) = (waiting.clone(), answered.clone());
+        move |_: serde_json::Value, ctx: JobContext| {
+            let (waiting, answered) = (waiting.clone(), answered.clone());
+            async move {
+                waiting.notify_one();
+                let answer: Option<String> = ctx
+                    .wait_for_signal("approved", Duration::from_secs(86_400))
+                    .await?;
+                answered.notify_one();
+                Ok(answer)
+            }
+        }
+    })
+    .signal("approved");
+    let settings = RunnerSettings::for_tests().poll_interval(Duration::from_secs(3600));
+    let runner = Runner::new(queue.clone(), vec![handler], settings).unwrap();
+    let id = queue
+        .enqueue("approval", &0, EnqueueOptions::new())
+        .unwrap()
+        .id;
+    runner.start();
+    tokio::time::timeout(BOUND, waiting.notified())
+        .await
+        .expect("the job began to wait");
+    let status = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "child_signaler", "--ignored", "--nocapture"])
+        .env(CHILD_DB, &path)
+        .env(CHILD_KIND, id.raw().to_string())
+        .output()
+        .unwrap();
+    assert!(status.status.success());
+    tokio::time::timeout(BOUND, answered.notified())
+        .await
+        .expect("the signal woke the job before the poll");
+    let woke_at = std::time::SystemTime::now();
+    let sent_at: u64 = String::from_utf8_lossy(&status.stdout)
+        .lines()
+        .find_map(|line| line.split("SENT ").nth(1)?.trim().parse().ok())
+        .expect("the child said when it sent");
+    let woke = woke_at
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let took = Duration::from_millis(woke.saturating_sub(sent_at));
+    eprintln!("a signal from another process woke its job in {took:?} (poll: an hour)");
+    runner.stop(Duration::from_secs(5)).await.unwrap();
+    let job = queue.get(id).unwrap().unwrap();
+    assert_eq!(job.result, Some(serde_json::json!("yes")));
+}
+
+#[test]
+#[ignore = "started by the tests above"]
+fn child_signaler() {
+    let path = std::env::var(CHILD_DB).expect("started by the parent test");
+    let id: i64 = std::env::var(CHILD_KIND).unwrap().parse().unwrap();
+    let queue = Queue::open(path, QueueOptions::new()).unwrap();
+    std::thread::sleep(Duration::from_millis(250));
+    let at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis();
+    println!("SENT {at}");
+    let sent = queue
+        .signal(id.into(), "approved", &serde_json::json!("yes"))
+        .unwrap();
+    assert!(sent.woke);
+}
+
 #[test]
 #[ignore = "started by the tests above"]
 fn child_enqueuer() {

@@ -4,18 +4,20 @@
  * gives the shell its loader, and the other tabs the selection and the kind
  * suggestions.
  */
-import type { Actor, Job, JobDependencies, JobFilter, JobStatus, WorkflowState } from "../bindings";
+import type { Actor, Job, JobDependencies, JobFilter, JobLogLine, JobStatus, Value, WorkflowState } from "../bindings";
 import {
   cancel,
   cancelWorkflow,
   deleteJob,
   getJob,
+  getJobLogs,
   getWorkflow,
   jobDependencies,
   listJobs,
   pausedKinds,
   retryJob,
   retryWorkflow,
+  signalJob,
 } from "../index";
 import { ACTORS, STATUSES, mayHaveMore } from "./data";
 import { workflowGraph } from "./graph";
@@ -171,11 +173,12 @@ export function mountJobs(shell: Shell) {
 
   async function drawDetail(id: number) {
     // A window without the workflow reads still gets the rest.
-    const [job, children, deps, flow] = await Promise.all([
+    const [job, children, deps, flow, logs] = await Promise.all([
       getJob(id),
       listJobs({ parent: id, limit: 20 }),
       jobDependencies(id).catch((): JobDependencies | null => null),
       getWorkflow(id).catch((): WorkflowState | null => null),
+      getJobLogs(id).catch((): JobLogLine[] | null => null),
     ]);
     const workflow = flow !== null && (flow.progress.total ?? 0) > 0 ? flow : null;
     // A queued job: whether its kind is paused and, waiting for a slot, the jobs that
@@ -273,6 +276,8 @@ export function mountJobs(shell: Shell) {
       ...(job.lastError === null ? [] : [h("h4", {}, "Last error"), h("pre", { id: "detail-error" }, job.lastError)]),
       ...(job.attempts === 0 && !job.errors?.length ? [] : [h("h4", {}, "Attempts"), attemptsTimeline(job)]),
       ...stepsSection(job),
+      ...logSection(logs ?? []),
+      ...signalForm(job),
       actions,
     );
   }
@@ -343,6 +348,53 @@ export function mountJobs(shell: Shell) {
     }
     if (items.length === 0) return [];
     return [h("h4", {}, "Steps"), h("ol", { id: "detail-steps", class: "attempts" }, ...items)];
+  }
+
+  /** What the job's handler logged (`ctx.log`), oldest first: time, attempt, level, text. */
+  function logSection(lines: JobLogLine[]): Node[] {
+    if (lines.length === 0) return [];
+    const items = lines.map((line) =>
+      h(
+        "li",
+        { class: `log-${line.level}` },
+        `${time(line.at)} #${line.attempt} `,
+        h("b", {}, line.level),
+        " ",
+        h("code", {}, line.text),
+      ),
+    );
+    return [h("h4", {}, "Log"), h("ol", { id: "detail-log", class: "attempts" }, ...items)];
+  }
+
+  /**
+   * For a job waiting for a signal: its name, and a form that sends it (a JSON payload)
+   * for support and testing, behind the window's `signal_job` permission (a window
+   * without it is told so when it sends).
+   */
+  function signalForm(job: Job): Node[] {
+    if (job.status !== "queued" || !job.awaitsSignal) return [];
+    const name = job.awaitsSignal;
+    const input = h("input", { id: "detail-signal-payload", value: "null", "aria-label": "payload (JSON)" }) as HTMLInputElement;
+    const send = async () => {
+      let payload: Value;
+      try {
+        payload = JSON.parse(input.value || "null") as Value;
+      } catch (error) {
+        failed(new Error(`the payload is not JSON: ${(error as Error).message}`));
+        return;
+      }
+      await act(() => signalJob(job.id, name, payload), () => drawDetail(job.id).then(() => loadJobs()));
+    };
+    return [
+      h("h4", {}, "Waiting for a signal"),
+      h(
+        "div",
+        { class: "actions", id: "detail-signal" },
+        h("span", {}, `"${name}" until ${time(job.sleepingUntil)}`),
+        input,
+        h("button", { "data-action": "signal", onclick: () => void send() }, "Send signal"),
+      ),
+    ];
   }
 
   /** Jobs by id, each opening its detail: the first ones listed, and how many more. */

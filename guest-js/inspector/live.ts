@@ -39,6 +39,9 @@ export function liveUpdates(shell: Shell, jobs: JobsTab, tables: Tables, history
             if (state.selected === event.id) soon("detail", 250, () => drawDetail(event.id));
             break;
           }
+          case "jobLogged":
+            if (state.selected === event.id) soon("detail", 250, () => drawDetail(event.id));
+            break;
           case "jobStep": {
             // The last one of each job; a job's end forgets it (its steps are read).
             state.steps.set(event.id, event);

@@ -6,7 +6,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::{
-    Health, JobId, JobStatus, LocalJobId, LocalJobStatus, StartedBy, SyncOutcome, Timestamp,
+    Health, JobId, JobLogLine, JobStatus, LocalJobId, LocalJobStatus, StartedBy, SyncOutcome,
+    Timestamp,
 };
 
 /// Everything published on the [`EventBus`](super::EventBus).
@@ -24,6 +25,8 @@ pub enum Event {
     JobProgress(JobProgress),
     /// A durable job's handler began a step, or recorded one (or a durable sleep).
     JobStep(JobStepChanged),
+    /// Lines a durable job's handler logged were stored.
+    JobLogged(JobLogged),
     /// A finished durable job was deleted.
     JobDeleted(JobDeleted),
     /// A job kind was paused or resumed.
@@ -68,6 +71,7 @@ impl Event {
             Event::JobStateChanged(_) => "jobStateChanged",
             Event::JobProgress(_) => "jobProgress",
             Event::JobStep(_) => "jobStep",
+            Event::JobLogged(_) => "jobLogged",
             Event::JobDeleted(_) => "jobDeleted",
             Event::KindPaused(_) => "kindPaused",
             Event::ScheduleChanged(_) => "scheduleChanged",
@@ -149,6 +153,21 @@ pub struct JobStepChanged {
     pub finished_at: Option<Timestamp>,
     /// A durable sleep: when it ends.
     pub sleep_until: Option<Timestamp>,
+}
+
+/// Lines a durable job's handler logged were stored: the new lines, in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+pub struct JobLogged {
+    /// The job.
+    pub id: JobId,
+    /// Its kind.
+    pub kind: String,
+    /// The lines stored.
+    pub lines: Vec<JobLogLine>,
+    /// When they were stored.
+    pub at: Timestamp,
 }
 
 /// A finished durable job was deleted (by an operator, not by retention).
@@ -244,6 +263,12 @@ into_event!(
     LocalJobChanged,
     LocalJobProgress
 );
+
+impl From<JobLogged> for Event {
+    fn from(event: JobLogged) -> Self {
+        Event::JobLogged(event)
+    }
+}
 
 impl From<JobStepChanged> for Event {
     fn from(event: JobStepChanged) -> Self {

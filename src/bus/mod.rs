@@ -35,9 +35,9 @@ pub(crate) use order::Place;
 use order::{Batch, Order};
 
 pub use event::{
-    AccountDisconnected, Event, JobDeleted, JobProgress, JobStateChanged, JobStepChanged,
-    JobsPruned, KindPaused, LocalJobChanged, LocalJobProgress, MessageEvent, MessageStage,
-    PluginHealth, ReadStateChanged, ScheduleChanged, SyncFinished, SyncProgress,
+    AccountDisconnected, Event, JobDeleted, JobLogged, JobProgress, JobStateChanged,
+    JobStepChanged, JobsPruned, KindPaused, LocalJobChanged, LocalJobProgress, MessageEvent,
+    MessageStage, PluginHealth, ReadStateChanged, ScheduleChanged, SyncFinished, SyncProgress,
 };
 
 /// What a handler returns; an error is logged and otherwise ignored.

@@ -18,6 +18,7 @@
 //! max_attempts = 5
 //! retention_days = 7          # finished jobs are deleted after this
 //! synchronous = "normal"      # or "full": see the README on durability
+//! log_lines = 200             # lines of each job's log kept (JobContext::log)
 //!
 //! [jobs.kind_limits]          # caps on running jobs per kind, across processes;
 //! embed = 1                   # these win over the handlers' own defaults
@@ -160,6 +161,8 @@ pub struct JobsConfig {
     pub retention: Option<Duration>,
     /// `synchronous`.
     pub synchronous: Option<Synchronous>,
+    /// `log_lines`: how many lines of each job's log are kept.
+    pub log_lines: Option<u32>,
 }
 
 impl Config {

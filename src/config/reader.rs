@@ -32,6 +32,7 @@ const JOBS_KEYS: &[&str] = &[
     "max_attempts",
     "retention_days",
     "synchronous",
+    "log_lines",
     "kind_limits",
     "rate_limits",
     "keep_awake",
@@ -147,6 +148,7 @@ impl Reader {
                 "backoff_max_seconds" => max = Some(self.seconds(&name, value)?),
                 "backoff_jitter" => jitter = Some(self.number(&name, value, 0.0, 1.0)?),
                 "max_attempts" => jobs.max_attempts = Some(self.integer(&name, value, 1, 1000)?),
+                "log_lines" => jobs.log_lines = Some(self.integer(&name, value, 0, 100_000)?),
                 "retention_days" => {
                     let days = self.number(&name, value, 0.001, 36_500.0)?;
                     jobs.retention = Some(Duration::from_secs_f64(days * 86_400.0));

@@ -311,6 +311,14 @@ pub enum WaitingFor {
         /// When the kind may start jobs again.
         until: Timestamp,
     },
+    /// A signal its handler waits for
+    /// ([`JobContext::wait_for_signal`](crate::runner::JobContext::wait_for_signal);
+    /// the job's `awaitsSignal` names it): it runs when the signal comes, or at
+    /// `until`, the wait's deadline.
+    Signal {
+        /// The deadline.
+        until: Timestamp,
+    },
 }
 
 impl std::fmt::Display for WaitingFor {
@@ -340,6 +348,7 @@ impl std::fmt::Display for WaitingFor {
                 write!(f, "the network (the kind tries one job at {next_try})")
             }
             WaitingFor::Service { until } => write!(f, "the service, which asked to wait until {until}"),
+            WaitingFor::Signal { until } => write!(f, "a signal, until {until}"),
         }
     }
 }

@@ -295,9 +295,15 @@ pub struct Job {
     pub snoozed_until: Option<Timestamp>,
     /// Set while a queued job waits out a durable sleep of its handler
     /// ([`JobContext::sleep`](crate::runner::JobContext::sleep)): when it ends. Its
-    /// steps say which ([`Job::steps`]).
+    /// steps say which ([`Job::steps`]). While it waits for a signal
+    /// ([`awaits_signal`](Job::awaits_signal)), the wait's deadline.
     #[serde(default)]
     pub sleeping_until: Option<Timestamp>,
+    /// Set while a queued job waits for a signal
+    /// ([`JobContext::wait_for_signal`](crate::runner::JobContext::wait_for_signal)):
+    /// its name. It runs when the signal comes, or at `sleeping_until`.
+    #[serde(default)]
+    pub awaits_signal: Option<String>,
     /// The steps its handler finished and the durable sleeps it began, in the order
     /// they ended ([`JobContext::step`](crate::runner::JobContext::step)): names,
     /// when, how long; what they returned stays in `raw.db` for the next attempts.
@@ -394,6 +400,8 @@ pub enum AttemptOutcome {
     Throttled,
     /// Its handler began a durable sleep (`JobContext::sleep`): it went on after it.
     Slept,
+    /// Its handler waited for a signal (`JobContext::wait_for_signal`).
+    Signal,
 }
 
 /// How far a durable job's attempt is, as its handler reported.

@@ -45,6 +45,6 @@ pub(crate) use policies::RateState;
 pub use policies::{DependencyFailure, EnqueueOutcome, OnDuplicate, RateLimit};
 pub(crate) use redact::truncate_chars;
 pub use redact::{redact, sanitize_error, MAX_ERROR_CHARS};
-pub use steps::{Input, JobStep};
+pub use steps::{Input, JobLogLine, JobStep, SignalRefusal};
 pub use sync::{SkipReason, StartedBy, SyncOutcome};
 pub use time::Timestamp;

@@ -1,6 +1,7 @@
 //! Long work in steps, as stored and shown: a [`JobStep`] a handler finished (or a
-//! durable sleep it began), and how a job a waiting one waited for ended
-//! ([`Input`]).
+//! durable sleep it began), how a job a waiting one waited for ended ([`Input`]), why
+//! a job refused a signal ([`SignalRefusal`]) and a line a handler logged
+//! ([`JobLogLine`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -91,4 +92,51 @@ impl<T> Input<T> {
             _ => None,
         }
     }
+}
+
+/// Why a job refused a signal
+/// ([`Error::SignalRefused`](crate::Error::SignalRefused)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SignalRefusal {
+    /// The job has ended (succeeded, failed or cancelled).
+    Ended(JobStatus),
+    /// Its kind's handler does not wait for a signal of that name
+    /// ([`Handler::signal`](crate::runner::Handler::signal) declares the names), and the
+    /// job is not waiting for it now.
+    NotAwaited,
+    /// The job's wait for it timed out: too late.
+    WaitOver,
+}
+
+impl std::fmt::Display for SignalRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SignalRefusal::Ended(status) => write!(f, "the job has ended ({status})"),
+            SignalRefusal::NotAwaited => {
+                f.write_str("its handler waits for no signal of that name")
+            }
+            SignalRefusal::WaitOver => f.write_str("its wait for it timed out"),
+        }
+    }
+}
+
+/// A line a durable job's handler logged
+/// ([`JobContext::log`](crate::runner::JobContext::log)), as stored: redacted and cut
+/// like an error, the last few of each job kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct JobLogLine {
+    /// Its number in the job's log, from 1, in the order logged.
+    pub seq: u64,
+    /// When it was logged.
+    pub at: Timestamp,
+    /// The attempt that logged it.
+    pub attempt: u32,
+    /// `error`, `warn`, `info` or `debug`.
+    pub level: String,
+    /// What it said.
+    pub text: String,
 }

@@ -43,4 +43,6 @@
     "retry_workflow",
     "job_dependencies",
     "plugin_health",
+    "signal_job",
+    "get_job_logs",
 ]

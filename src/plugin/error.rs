@@ -50,6 +50,9 @@ pub enum ErrorCode {
     /// An enqueue named a job kind no handler of this app runs and the builder did not
     /// declare as run by agents (`Builder::agent_kind`): it would wait forever.
     UnknownKind,
+    /// A job would not take a signal: it has ended, its handler waits for none of that
+    /// name, or its wait for it timed out; the message says which.
+    SignalRefused,
 }
 
 impl ErrorCode {
@@ -76,6 +79,7 @@ impl ErrorCode {
             ErrorCode::Forbidden => "forbidden",
             ErrorCode::LimitReached => "limitReached",
             ErrorCode::UnknownKind => "unknownKind",
+            ErrorCode::SignalRefused => "signalRefused",
         }
     }
 }
@@ -119,6 +123,7 @@ impl From<Error> for CommandError {
             Error::JobNotFound(_) | Error::ScheduleNotFound(_) => ErrorCode::NotFound,
             Error::AlreadyRunning { .. } => ErrorCode::AlreadyRunning,
             Error::LostLease { .. } => ErrorCode::LostLease,
+            Error::SignalRefused { .. } => ErrorCode::SignalRefused,
             Error::InvalidPayload { .. } => ErrorCode::InvalidPayload,
             Error::InvalidResult { .. } => ErrorCode::InvalidResult,
             Error::Busy { .. } => ErrorCode::Busy,

@@ -8,7 +8,7 @@
 //!
 //! | events | heard when the window may read it through |
 //! | --- | --- |
-//! | `jobStateChanged`, `jobProgress`, `jobStep`, `jobDeleted`, `jobsPruned` | `get_job`, by the job's kind |
+//! | `jobStateChanged`, `jobProgress`, `jobStep`, `jobLogged`, `jobDeleted`, `jobsPruned` | `get_job`, by the job's kind |
 //! | `kindPaused` | `paused_kinds`, by the kind |
 //! | `scheduleChanged` | `list_schedules`, by the schedule's job kind |
 //! | `localJobChanged`, `localJobProgress` | `get_local_job`, by the local kind |
@@ -99,6 +99,7 @@ impl Hearing {
             Event::JobStateChanged(e) => self.jobs.allows(&e.kind),
             Event::JobProgress(e) => self.jobs.allows(&e.kind),
             Event::JobStep(e) => self.jobs.allows(&e.kind),
+            Event::JobLogged(e) => self.jobs.allows(&e.kind),
             Event::JobDeleted(e) => self.jobs.allows(&e.kind),
             Event::JobsPruned(e) => self.jobs.allows(&e.kind),
             Event::AccountDisconnected(e) => self.account(&e.account),

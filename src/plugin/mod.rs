@@ -99,6 +99,8 @@ macro_rules! every_command {
             commands::workflows::retry_workflow,
             commands::workflows::job_dependencies,
             commands::health::plugin_health,
+            commands::signals::signal_job,
+            commands::signals::get_job_logs,
         }
     };
 }
@@ -251,6 +253,18 @@ impl Jobs {
     #[must_use]
     pub fn keep_awake(&self) -> &crate::awake::KeepAwake {
         &self.awake
+    }
+
+    /// Sends signal `name` with `payload` to job `id` (see
+    /// [`Queue::signal`](crate::queue::Queue::signal)): from the app's own Rust code, a
+    /// deep link's handler, a tray menu.
+    pub fn signal(
+        &self,
+        id: JobId,
+        name: &str,
+        payload: &serde_json::Value,
+    ) -> crate::Result<crate::queue::SignalSent> {
+        self.queue.signal(id, name, payload)
     }
 
     /// Where the plugin reads `config.toml` (the app's config directory, or

@@ -471,13 +471,22 @@ fn defer_attempt(
             let at = (*until).max(now);
             (at, false, false, format!("sleeping: step {step:?}"), at)
         }
+        Deferral::Signal { name, until } => {
+            let at = (*until).max(now);
+            (at, false, false, format!("waiting for signal {name:?}"), at)
+        }
     };
-    let sleep = matches!(deferral, Deferral::Sleep { .. });
+    let signal = match deferral {
+        Deferral::Signal { name, .. } => Some(name.as_str()),
+        _ => None,
+    };
+    let sleep = matches!(deferral, Deferral::Sleep { .. }) || signal.is_some();
     let exit = Exit::Deferred {
         at,
         offline,
         snooze,
         sleep,
+        signal,
         note: &note,
         until: held_until,
     };

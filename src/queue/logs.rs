@@ -63,6 +63,7 @@ impl Queue {
                         Deferral::Later { reason, .. } => ("deferred by its handler", reason),
                         Deferral::Kind { reason, .. } => ("the service throttles its kind", reason),
                         Deferral::Sleep { step, .. } => ("a durable sleep of its handler", step),
+                        Deferral::Signal { name, .. } => ("waiting for a signal", name),
                     };
                     let said = sanitize_error(said);
                     tracing::debug!(job = %lease.job_id, kind = %lease.kind, %said, until = %at, "{why}");

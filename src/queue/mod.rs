@@ -44,6 +44,9 @@ mod retire;
 pub use retire::{Retire, Retired};
 mod settings;
 pub(crate) use settings::network_back_in;
+mod signals;
+pub(crate) use signals::{check_signal_name, PendingLine};
+pub use signals::{SignalSent, DEFAULT_LOG_LINES, MAX_SIGNAL_NAME_BYTES};
 pub(crate) mod steps;
 pub(crate) use steps::check_step_name;
 pub use steps::{StepOutput, MAX_STEP_NAME_BYTES};
@@ -71,7 +74,7 @@ pub use crate::model::{
     DependencyFailure, EnqueueOutcome, Job, JobEnded, JobFilter, JobId, JobProgressValue,
     JobStatus, KindCount, OnDuplicate, Priority, RateLimit, WaitingFor, MAX_ERROR_CHARS,
 };
-pub use crate::model::{Input, JobStep};
+pub use crate::model::{Input, JobLogLine, JobStep, SignalRefusal};
 pub use crate::store::integrity::{Integrity, BACKGROUND_BUDGET as INTEGRITY_BUDGET};
 pub use admin::RetryOutcome;
 pub use cancel::CancelOutcome;

@@ -94,6 +94,16 @@ pub enum Deferral {
         /// The step that sleeps.
         step: String,
     },
+    /// The handler waits for a signal
+    /// ([`JobContext::wait_for_signal`](crate::runner::JobContext::wait_for_signal)):
+    /// the job runs again when signal `name` is sent to it, or at `until`, the wait's
+    /// deadline, whichever comes first.
+    Signal {
+        /// The signal.
+        name: String,
+        /// The deadline.
+        until: Timestamp,
+    },
 }
 
 /// The longest a handler may defer a job or its kind ([`Deferral::Later`],

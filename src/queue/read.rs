@@ -67,6 +67,9 @@ impl Queue {
                     job.waiting_for.push(*held);
                     job.held_because.clone_from(because);
                 }
+                if let (Some(_), Some(until)) = (&job.awaits_signal, job.sleeping_until) {
+                    job.waiting_for.push(WaitingFor::Signal { until });
+                }
                 // Runnable but for the cap: a slot is what it waits for.
                 let runnable = job.waiting_for.is_empty() && job.run_at <= marks.now;
                 if let Some(slot) = marks.full.get(&job.kind).filter(|_| runnable) {

@@ -76,7 +76,14 @@ impl Queue {
         output: &Value,
         started_at: Timestamp,
     ) -> Result<()> {
-        self.record_step_of(&fence_of(lease), &lease.kind, name, output, started_at)
+        self.record_step_of(
+            &fence_of(lease),
+            &lease.kind,
+            name,
+            output,
+            started_at,
+            None,
+        )
     }
 
     /// [`record_step`](Queue::record_step) for the attempt `fence` names (a runner's
@@ -88,6 +95,7 @@ impl Queue {
         name: &str,
         output: &Value,
         started_at: Timestamp,
+        seq: Option<u64>,
     ) -> Result<()> {
         let text = output.to_string();
         let limit = self.db().kinds().max_payload_bytes;
@@ -100,7 +108,7 @@ impl Queue {
                 ),
             ));
         }
-        self.record(fence, kind, name, Some(text), None, started_at)
+        self.record(fence, kind, name, Some(text), None, started_at, seq)
     }
 
     /// Records the durable sleep `name` of the attempt `lease` holds, ending at
@@ -112,10 +120,12 @@ impl Queue {
         name: &str,
         until: Timestamp,
         started_at: Timestamp,
+        seq: Option<u64>,
     ) -> Result<()> {
-        self.record(fence, kind, name, None, Some(until), started_at)
+        self.record(fence, kind, name, None, Some(until), started_at, seq)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn record(
         &self,
         fence: &Fence<'_>,
@@ -124,6 +134,7 @@ impl Queue {
         output: Option<String>,
         sleep_until: Option<Timestamp>,
         started_at: Timestamp,
+        seq: Option<u64>,
     ) -> Result<()> {
         check_step_name(name)?;
         let db = self.db();
@@ -135,6 +146,7 @@ impl Queue {
             finished_at: now,
             output,
             sleep_until,
+            seq,
         };
         let recorded = db.store().write(|tx| steps::record(tx, fence, &row))?;
         match recorded {

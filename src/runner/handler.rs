@@ -407,6 +407,17 @@ impl Handler {
         self
     }
 
+    /// Declares a signal this kind's handler waits for
+    /// ([`JobContext::wait_for_signal`](crate::runner::JobContext::wait_for_signal)):
+    /// one sent before the job waits for it is kept, and read when it does. A signal
+    /// of a name no handler of the kind declares is refused
+    /// ([`SignalRefusal::NotAwaited`](crate::model::SignalRefusal::NotAwaited)) unless
+    /// the job waits for it at the time.
+    pub fn signal(mut self, name: impl Into<String>) -> Self {
+        self.spec = self.spec.signal(name);
+        self
+    }
+
     /// How long a job of this kind may wait for the network, from its first attempt
     /// that found it gone: its first attempt that finds it gone again when `limit` or
     /// more has passed fails it for good (the kind stays held: the next job probes

@@ -51,6 +51,16 @@ pub enum JobError {
         /// The step that sleeps.
         step: String,
     },
+    /// The handler waits for signal `name`: the job runs again when it is sent, or at
+    /// `until`, the wait's deadline. What
+    /// [`JobContext::wait_for_signal`](crate::runner::JobContext::wait_for_signal)
+    /// returns for the handler to pass on with `?`; the attempt is not counted.
+    AwaitingSignal {
+        /// The signal.
+        name: String,
+        /// The deadline.
+        until: Timestamp,
+    },
     /// A step could not be run or recorded: its name was used twice in one attempt,
     /// its output is too large or unreadable, or the attempt lost its lease.
     Step(StepError),
@@ -115,6 +125,9 @@ impl JobError {
             JobError::Sleeping { until, step } => {
                 Outcome::Deferred(Deferral::Sleep { until, step })
             }
+            JobError::AwaitingSignal { name, until } => {
+                Outcome::Deferred(Deferral::Signal { name, until })
+            }
             JobError::Step(error) if error.is_permanent() => {
                 Outcome::Failed(JobFailure::permanent(error.to_string()))
             }
@@ -137,6 +150,9 @@ impl fmt::Display for JobError {
             }
             JobError::Sleeping { until, step } => {
                 write!(f, "step {step:?} sleeps until {until}")
+            }
+            JobError::AwaitingSignal { name, until } => {
+                write!(f, "waiting for signal {name:?} until {until}")
             }
             JobError::Step(error) => fmt::Display::fmt(error, f),
         }

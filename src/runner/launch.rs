@@ -166,6 +166,7 @@ impl Runner {
         match first {
             Poll::Ready(outcome) => {
                 progress.finish();
+                Runner::keep_ended_logs(&self.inner, &progress);
                 let last = progress.take_last();
                 Some(Ended {
                     lease,
@@ -197,6 +198,7 @@ impl Runner {
                     let outcome = task.await;
                     drop(awake);
                     progress.finish();
+                    Runner::keep_ended_logs(&inner, &progress);
                     inner.done(lease, outcome);
                 });
                 None

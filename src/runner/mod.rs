@@ -32,6 +32,7 @@ mod job_error;
 mod launch;
 mod progress;
 mod settings;
+mod signals;
 mod steps;
 mod thread;
 mod upkeep;
@@ -52,6 +53,7 @@ pub use handler::{Handler, JobContext};
 pub use job_error::{error_chain, is_unreachable, JobError};
 pub use progress::PROGRESS_STORE_INTERVAL;
 pub use settings::{Ran, RunnerSettings};
+pub use signals::LogLevel;
 pub use steps::StepError;
 pub use thread::WATCH_AFTER_IDLE;
 
@@ -134,6 +136,9 @@ struct Inner {
     queue: Queue,
     // The worker id of every lease this runner takes, shared by its attempts' steps.
     worker: Arc<str>,
+    // Lines logged by attempts that ended, to store before their outcomes (`settle`).
+    // Mutex: pushed as attempts end, taken by the next write.
+    ended_logs: Mutex<Vec<(JobId, String, Vec<crate::queue::PendingLine>)>>,
     handlers: HashMap<String, Handler>,
     kinds: Vec<String>,
     request: ClaimRequest,
@@ -288,6 +293,7 @@ impl Runner {
         Ok(Runner {
             inner: Arc::new(Inner {
                 worker: Arc::from(settings.worker_id.as_str()),
+                ended_logs: Mutex::new(Vec::new()),
                 queue,
                 handlers: by_kind,
                 kinds,
@@ -391,6 +397,9 @@ impl Runner {
         } else {
             None
         };
+        // What the attempts that ended logged goes first, in one transaction of its
+        // own (only when they logged anything).
+        self.store_ended_logs();
         if batch.is_empty() && runtime.is_none() {
             return Ok((0, 0));
         }

@@ -10,9 +10,13 @@ use crate::bus::{EventBus, JobProgress};
 use crate::clock::{duration_millis, Clock};
 use crate::model::{percent, JobId, Timestamp};
 use crate::progress::Throttle;
+use crate::queue::PendingLine;
 
 /// The least time between two writes of one attempt's progress to `raw.db`.
 pub const PROGRESS_STORE_INTERVAL: Duration = Duration::from_secs(1);
+
+/// The most lines one attempt holds in memory before they are stored.
+const MAX_PENDING_LINES: usize = 1000;
 
 /// One running attempt's progress.
 pub(crate) struct AttemptProgress {
@@ -31,6 +35,11 @@ pub(crate) struct AttemptProgress {
     /// The attempt's durable steps (`runner::steps`), here because every clone of its
     /// context shares this, and it is made per attempt anyway.
     pub(super) steps: super::steps::Steps,
+    // Mutex: pushed by the handler, taken by the runner's rounds; held to move lines.
+    logs: std::sync::Mutex<Vec<PendingLine>>,
+    // When the oldest line not stored yet was logged (ms; i64::MIN: none). Relaxed:
+    // a late read stores a line a round later, never loses it.
+    logs_since: AtomicI64,
 }
 
 impl std::fmt::Debug for AttemptProgress {
@@ -63,6 +72,8 @@ impl AttemptProgress {
             stored_at: AtomicI64::new(i64::MIN),
             wake,
             steps,
+            logs: std::sync::Mutex::new(Vec::new()),
+            logs_since: AtomicI64::new(i64::MIN),
         }
     }
 
@@ -78,8 +89,66 @@ impl AttemptProgress {
         }
     }
 
-    /// When the latest report should be stored, if it has not been.
+    /// When the latest report should be stored, if it has not been; or the lines
+    /// logged, a store interval after the oldest of them.
     pub(crate) fn store_due_at(&self) -> Option<Timestamp> {
+        let progress = self.progress_due_at();
+        let since = self.logs_since.load(Ordering::Relaxed);
+        let logs = (since != i64::MIN).then(|| {
+            Timestamp::from_millis(since.saturating_add(duration_millis(PROGRESS_STORE_INTERVAL)))
+        });
+        match (progress, logs) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// A line the handler logged (redacted, cut): stored by a round of the runner
+    /// within a store interval, or with the attempt's outcome.
+    pub(crate) fn log(&self, level: &'static str, text: String) {
+        let now = self.clock.now();
+        let mut logs = crate::locks::lock(&self.logs);
+        // Bounded in memory too: past the most a job keeps, the oldest pending go.
+        if logs.len() >= MAX_PENDING_LINES {
+            logs.remove(0);
+        }
+        logs.push(PendingLine {
+            at: now,
+            attempt: self.attempt,
+            level,
+            text,
+        });
+        if logs.len() == 1 {
+            self.logs_since.store(now.as_millis(), Ordering::Relaxed);
+        }
+        drop(logs);
+        if self.store_due_at().is_some_and(|at| at <= now) {
+            let _ = (self.wake)();
+        }
+    }
+
+    /// The lines logged and not stored yet, with the job and kind, if any; when `due`
+    /// only once a store interval has passed since the oldest of them.
+    pub(crate) fn take_logs(
+        &self,
+        due: Option<Timestamp>,
+    ) -> Option<(JobId, String, Vec<PendingLine>)> {
+        let since = self.logs_since.load(Ordering::Relaxed);
+        if since == i64::MIN {
+            return None;
+        }
+        if let Some(now) = due {
+            if since.saturating_add(duration_millis(PROGRESS_STORE_INTERVAL)) > now.as_millis() {
+                return None;
+            }
+        }
+        let lines = std::mem::take(&mut *crate::locks::lock(&self.logs));
+        self.logs_since.store(i64::MIN, Ordering::Relaxed);
+        (!lines.is_empty()).then(|| (self.id, self.kind.clone(), lines))
+    }
+
+    /// When the latest report should be stored, if it has not been.
+    fn progress_due_at(&self) -> Option<Timestamp> {
         self.dirty.load(Ordering::Relaxed).then(|| {
             Timestamp::from_millis(
                 self.stored_at
@@ -91,7 +160,7 @@ impl AttemptProgress {
 
     /// The figures to store now, if a store is due at `now`; marks them stored.
     pub(crate) fn take_due(&self, now: Timestamp) -> Option<(u64, Option<u64>)> {
-        if self.store_due_at()? > now {
+        if self.progress_due_at()? > now {
             return None;
         }
         self.dirty.store(false, Ordering::Relaxed);

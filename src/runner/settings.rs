@@ -37,6 +37,11 @@ pub struct RunnerSettings {
     /// The process's [`KeepAwake`] (the plugin's, shared with its local jobs); `None`:
     /// the runner makes its own ([`KeepAwake::system`]) when a kind asks for it.
     pub awake: Option<KeepAwake>,
+    /// How many lines of each job's log are kept
+    /// ([`JobContext::log`](super::JobContext::log)); the older go as new ones come.
+    /// [`DEFAULT_LOG_LINES`](crate::queue::DEFAULT_LOG_LINES) by default,
+    /// `config.toml`'s `jobs.log_lines`.
+    pub log_lines: u32,
 }
 
 impl Default for RunnerSettings {
@@ -52,6 +57,7 @@ impl Default for RunnerSettings {
             worker_id: format!("runner-{}-{}", std::process::id(), rand::random::<u32>()),
             keep_awake: HashMap::new(),
             awake: None,
+            log_lines: crate::queue::DEFAULT_LOG_LINES,
         }
     }
 }
@@ -155,6 +161,7 @@ impl RunnerSettings {
             worker_id: defaults.worker_id,
             keep_awake: config.keep_awake.clone(),
             awake: None,
+            log_lines: config.log_lines.unwrap_or(defaults.log_lines),
         }
     }
 }

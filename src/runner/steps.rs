@@ -84,7 +84,7 @@ impl StepError {
         !matches!(self, StepError::LostLease { .. } | StepError::Store { .. })
     }
 
-    fn store(step: &str, error: &Error) -> StepError {
+    pub(super) fn store(step: &str, error: &Error) -> StepError {
         match error {
             Error::LostLease { .. } => StepError::LostLease {
                 step: step.to_owned(),
@@ -154,6 +154,9 @@ pub(crate) struct Steps {
     used: Mutex<HashSet<String>>,
     // Mutex: filled at the first step of the attempt.
     recorded: Mutex<Option<HashMap<String, StepOutput>>>,
+    // The place of the next step this attempt records (the steps read, plus those
+    // recorded since): no look at the others per step. Relaxed: one attempt's steps.
+    next_seq: std::sync::atomic::AtomicU64,
 }
 
 impl Steps {
@@ -163,13 +166,22 @@ impl Steps {
             token,
             used: Mutex::new(HashSet::new()),
             recorded: Mutex::new(None),
+            next_seq: std::sync::atomic::AtomicU64::new(0),
         }
+    }
+}
+
+impl Steps {
+    /// The place of the step about to be recorded (the job's steps were read first).
+    fn take_seq(&self) -> u64 {
+        self.next_seq
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     }
 }
 
 impl JobContext {
     /// What fences this attempt's step records.
-    fn fence<'a>(&self, steps: &'a Steps) -> Fence<'a> {
+    pub(super) fn fence<'a>(&self, steps: &'a Steps) -> Fence<'a> {
         Fence {
             id: self.id,
             worker: &steps.worker,
@@ -244,8 +256,16 @@ impl JobContext {
             step: name.clone(),
             reason: error.to_string(),
         })?;
+        let seq = steps.take_seq();
         self.queue
-            .record_step_of(&self.fence(steps), &self.kind, &name, &output, started)
+            .record_step_of(
+                &self.fence(steps),
+                &self.kind,
+                &name,
+                &output,
+                started,
+                Some(seq),
+            )
             .map_err(|error| StepError::store(&name, &error))?;
         // What the next attempts will get: the value as serde reads it back.
         read_back(&name, output)
@@ -326,8 +346,9 @@ impl JobContext {
             },
             None => {
                 let until = until_of(now)?;
+                let seq = steps.take_seq();
                 self.queue
-                    .record_sleep(&self.fence(steps), &self.kind, &name, until, now)
+                    .record_sleep(&self.fence(steps), &self.kind, &name, until, now, Some(seq))
                     .map_err(|error| StepError::store(&name, &error))?;
                 until
             }
@@ -370,7 +391,7 @@ impl JobContext {
     }
 
     /// Checks `name` and marks it used in this attempt; the attempt's steps.
-    fn begin_step(&self, name: &str) -> Result<&Steps, StepError> {
+    pub(super) fn begin_step(&self, name: &str) -> Result<&Steps, StepError> {
         if check_step_name(name).is_err() {
             return Err(StepError::BadName {
                 step: crate::model::truncate_chars(name, 40),
@@ -402,6 +423,9 @@ impl JobContext {
                 .queue
                 .step_outputs(self.id)
                 .map_err(|error| StepError::store(name, &error))?;
+            steps
+                .next_seq
+                .store(read.len() as u64 + 1, std::sync::atomic::Ordering::Relaxed);
             *recorded = Some(read);
         }
         Ok(recorded.as_ref().and_then(|all| all.get(name)).cloned())

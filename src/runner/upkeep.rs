@@ -11,6 +11,33 @@ use crate::locks::lock;
 use crate::queue::Lease;
 
 impl Runner {
+    /// Stores lines attempts logged; a failure loses them, logged, and fails nothing.
+    fn store_logs(&self, logs: &[(crate::model::JobId, String, Vec<crate::queue::PendingLine>)]) {
+        if logs.is_empty() {
+            return;
+        }
+        let keep = self.inner.settings.log_lines;
+        if let Err(error) = self.inner.queue.store_logs(logs, keep) {
+            tracing::warn!(%error, "could not store what jobs logged");
+        }
+    }
+
+    /// Stores what the attempts that ended logged (before their outcomes are written).
+    pub(super) fn store_ended_logs(&self) {
+        let logs = std::mem::take(&mut *lock(&self.inner.ended_logs));
+        self.store_logs(&logs);
+    }
+
+    /// Keeps what an attempt that ended logged, for the write of its outcome.
+    pub(super) fn keep_ended_logs(
+        inner: &super::Inner,
+        progress: &super::progress::AttemptProgress,
+    ) {
+        if let Some(lines) = progress.take_logs(None) {
+            lock(&inner.ended_logs).push(lines);
+        }
+    }
+
     /// Acts on cancellations asked for through this queue handle, renews leases that
     /// are a third of the way through (on the injected clock), interrupts handlers
     /// whose job was cancelled elsewhere or whose lease was lost, and deletes finished
@@ -31,6 +58,12 @@ impl Runner {
                 tracing::warn!(%error, "could not store job progress");
             }
         }
+        // Lines logged a store interval ago or more, of every running attempt.
+        let logs: Vec<_> = lock(&self.inner.running)
+            .values()
+            .filter_map(|job| job.progress.take_logs(Some(now)))
+            .collect();
+        self.store_logs(&logs);
         let due: Vec<Lease> = lock(&self.inner.running)
             .values()
             .filter(|job| {

@@ -444,26 +444,36 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         CHECK (max_offline_ms IS NULL OR max_offline_ms > 0);
     ALTER TABLE jobs ADD COLUMN snoozed_until INTEGER;
     "#,
-    // 21: long work in steps (`store::jobs::steps`), and what a job's dependencies
-    //   returned.
+    // 21: long work in steps (`store::jobs::steps`), what a job's dependencies
+    //   returned, signals a job waits for (`store::jobs::signals`) and what a job said
+    //   while it ran (`store::jobs::logs`).
     // - `job_steps (job_id, name)`: a step a handler's attempt finished
     //   (`JobContext::step`), with what it returned (`output`, JSON), or a durable
     //   sleep it began (`sleep_until`, ms; no output); `seq` counts the job's steps
-    //   from 1 in the order they were recorded. Written fenced by the
-    //   attempt's lease, read by every later attempt, which gets the output back
-    //   instead of running the step again. Goes with its job: the trigger below, for
-    //   a job that has any (`jobs.has_steps`), on every delete (retention, an
-    //   operator, a retired kind, an account disconnected); a payload replaced by a
-    //   later enqueue drops them too (`insert::replace_queued`).
-    // - `jobs.sleep_until`: the end of the durable sleep a queued job waits out (ms);
-    //   a reader says "sleeping" only while `run_at` still equals it, as for
-    //   `snoozed_until`.
+    //   from 1 in the order they were recorded. Written fenced by the attempt's
+    //   lease, read by every later attempt, which gets the output back instead of
+    //   running the step again. A payload replaced by a later enqueue drops them
+    //   (`insert::replace_queued`).
+    // - `job_signals (job_id, name)`: a signal sent to a job (`payload`, JSON, and
+    //   `sent_at`; the first one sent stays), or a wait for one its handler began
+    //   (`deadline`), or both; `timed_out` once an attempt saw the deadline pass with
+    //   no signal (a later one is refused: the wait is over).
+    // - `job_logs (job_id, seq)`: the lines a handler logged (`JobContext::log`),
+    //   redacted, the last `jobs.log_lines` of each job kept.
+    // - `jobs.has_extras`: the job has rows in any of the three; the trigger below
+    //   deletes them with it, on every delete (retention, an operator, a retired
+    //   kind, an account disconnected), and reads only this flag for the others.
+    // - `jobs.sleep_until`: the end of the durable sleep (or of the wait for a
+    //   signal) a queued job waits out (ms); a reader says "sleeping" (or "waiting
+    //   for") only while `run_at` still equals it, as for `snoozed_until`.
+    // - `jobs.awaits_signal`: the signal the job's handler waits for, with
+    //   `sleep_until` its deadline; a signal of that name brings `run_at` to now.
     // - `jobs.inputs`: the jobs a waiting job waits for, in the order its enqueue
     //   named them (a JSON array of ids; the pieces of `after_pieces_of` by id), so
     //   that it reads their results once they have ended (`job_deps` rows go as the
     //   job is freed). NULL for a job that waits for none.
-    // - `job_history.slept`: attempts that began a durable sleep, apart from retries
-    //   and the service's waits.
+    // - `job_history.slept`: attempts that began a durable sleep or a wait for a
+    //   signal, apart from retries and the service's waits.
     r#"
     CREATE TABLE job_steps (
         job_id      INTEGER NOT NULL,
@@ -476,13 +486,34 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         sleep_until INTEGER,
         PRIMARY KEY (job_id, name)
     ) WITHOUT ROWID;
-    ALTER TABLE jobs ADD COLUMN has_steps INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE job_signals (
+        job_id    INTEGER NOT NULL,
+        name      TEXT    NOT NULL,
+        payload   TEXT,
+        sent_at   INTEGER,
+        deadline  INTEGER,
+        timed_out INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (job_id, name)
+    ) WITHOUT ROWID;
+    CREATE TABLE job_logs (
+        job_id  INTEGER NOT NULL,
+        seq     INTEGER NOT NULL,
+        at      INTEGER NOT NULL,
+        attempt INTEGER NOT NULL,
+        level   TEXT    NOT NULL,
+        text    TEXT    NOT NULL,
+        PRIMARY KEY (job_id, seq)
+    ) WITHOUT ROWID;
+    ALTER TABLE jobs ADD COLUMN has_extras INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE jobs ADD COLUMN sleep_until INTEGER;
+    ALTER TABLE jobs ADD COLUMN awaits_signal TEXT;
     ALTER TABLE jobs ADD COLUMN inputs TEXT;
     ALTER TABLE job_history ADD COLUMN slept INTEGER NOT NULL DEFAULT 0;
-    CREATE TRIGGER job_steps_go_with_their_job AFTER DELETE ON jobs WHEN old.has_steps
+    CREATE TRIGGER job_extras_go_with_their_job AFTER DELETE ON jobs WHEN old.has_extras
     BEGIN
         DELETE FROM job_steps WHERE job_id = old.id;
+        DELETE FROM job_signals WHERE job_id = old.id;
+        DELETE FROM job_logs WHERE job_id = old.id;
     END;
     "#,
 ];
@@ -505,6 +536,8 @@ const TABLES: &[(i64, &str)] = &[
     (16, "job_history"),
     (16, "sync_history"),
     (21, "job_steps"),
+    (21, "job_signals"),
+    (21, "job_logs"),
 ];
 
 /// The tables a file of ours holds at `version`.

@@ -135,6 +135,8 @@ fn steps_child() {
         // One write of a whole line: appends of it are never interleaved.
         file.write_all(format!("{line}\n").as_bytes()).unwrap();
     };
+    let note = std::sync::Arc::new(note);
+    let note_for_signal = note.clone();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async move {
         let queue = Queue::open(&path, QueueOptions::new()).unwrap();
@@ -159,8 +161,43 @@ fn steps_child() {
                 Ok(sum)
             }
         });
-        let runner =
-            Runner::new(queue.clone(), vec![handler], RunnerSettings::for_tests()).unwrap();
+        // Step 1, a wait for "approved" (the job's second kind), step 2.
+        let note2 = note_for_signal.clone();
+        let signalled = Handler::new("approve-then-send", move |_: String, ctx: JobContext| {
+            let note = note2.clone();
+            async move {
+                let first = note.clone();
+                ctx.step("step-1", || async move {
+                    first("start 1".into());
+                    first("done 1".into());
+                    Ok(())
+                })
+                .await?;
+                note("waiting".into());
+                let answer: Option<String> = ctx
+                    .wait_for_signal("approved", Duration::from_secs(86_400))
+                    .await?;
+                let answer = answer.unwrap_or_default();
+                let second = note.clone();
+                ctx.step("step-2", || async move {
+                    second("start 2".into());
+                    if block_in == 2 {
+                        second("blocked 2".into());
+                        std::future::pending::<()>().await;
+                    }
+                    second("done 2".into());
+                    Ok(format!("sent after {answer}"))
+                })
+                .await
+            }
+        })
+        .signal("approved");
+        let runner = Runner::new(
+            queue.clone(),
+            vec![handler, signalled],
+            RunnerSettings::for_tests(),
+        )
+        .unwrap();
         runner.start();
         loop {
             tokio::time::sleep(Duration::from_millis(20)).await;
@@ -170,4 +207,64 @@ fn steps_child() {
         }
         runner.stop(Duration::from_secs(1)).await.unwrap();
     });
+}
+
+/// The same with a wait for a signal between two steps: killed while it waits (no
+/// process holds it then), killed in the step after the signal came; the step before
+/// runs once, the payload read is the one sent, the step after runs once.
+#[test]
+fn kill_9_around_a_wait_for_a_signal_loses_nothing_and_runs_nothing_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("raw.db");
+    let queue = Queue::open(&path, QueueOptions::new()).unwrap();
+    let id = queue
+        .enqueue("approve-then-send", &json!("report"), EnqueueOptions::new())
+        .unwrap()
+        .id;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let wait_for_line = |child: &mut Reaper, line: &str| {
+        while !log_lines(&path).iter().any(|l| l == line) {
+            assert!(Instant::now() < deadline, "the child never logged {line:?}");
+            let process = child.0.as_mut().unwrap();
+            assert!(
+                process.try_wait().unwrap().is_none(),
+                "the child ended before {line:?}"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    };
+    // A child runs the step before and begins to wait; killed while the job waits.
+    let mut child = spawn_steps_child(&path, 0);
+    wait_for_line(&mut child, "waiting");
+    let job = queue.get(id).unwrap().unwrap();
+    assert_eq!(job.awaits_signal.as_deref(), Some("approved"), "{job:?}");
+    let process = child.0.as_mut().unwrap();
+    process.kill().unwrap();
+    process.wait().unwrap();
+    // The answer comes while no process runs; a child blocks in the step after it.
+    queue.signal(id, "approved", &json!("yes")).unwrap();
+    let mut child = spawn_steps_child(&path, 2);
+    wait_for_line(&mut child, "blocked 2");
+    let process = child.0.as_mut().unwrap();
+    process.kill().unwrap();
+    process.wait().unwrap();
+    // The last child ends it.
+    let mut child = spawn_steps_child(&path, 0);
+    let process = child.0.as_mut().unwrap();
+    while process.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "the last child did not finish");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let job = queue.get(id).unwrap().unwrap();
+    assert_eq!(job.status, JobStatus::Succeeded, "{job:?}");
+    assert_eq!(job.result, Some(json!("sent after yes")));
+    let lines = log_lines(&path);
+    let count = |what: &str| lines.iter().filter(|l| *l == what).count();
+    assert_eq!(
+        count("done 1"),
+        1,
+        "the step before the wait ran once: {lines:?}"
+    );
+    assert_eq!(count("done 2"), 1, "the step after it ran once");
+    assert_eq!(count("start 2"), 2, "cut short once, then again");
 }

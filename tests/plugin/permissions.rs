@@ -51,6 +51,7 @@ fn default_permissions_leave_out_data_removal_agents_and_admin() {
         "pause_schedule",
         "resume_schedule",
         "retry_workflow",
+        "signal_job",
     ];
     let admin: toml::Table = include_str!("../../permissions/admin.toml")
         .parse()
@@ -63,7 +64,7 @@ fn default_permissions_leave_out_data_removal_agents_and_admin() {
         .collect();
     assert_eq!(
         admin,
-        withheld[8..]
+        withheld[8..16]
             .iter()
             .map(|command| format!("allow-{}", command.replace('_', "-")))
             .collect::<Vec<_>>(),

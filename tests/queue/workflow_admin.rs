@@ -298,8 +298,9 @@ fn a_workflow_in_flight_at_the_upgrade_keeps_its_waiting_job_marked() {
          ALTER TABLE jobs DROP COLUMN offline_since; ALTER TABLE kinds DROP COLUMN hold_until; \
          ALTER TABLE kinds DROP COLUMN hold_reason; ALTER TABLE kinds DROP COLUMN hold_note; \
          ALTER TABLE kinds DROP COLUMN rate_burst; ALTER TABLE jobs DROP COLUMN max_offline_ms; ALTER TABLE jobs DROP COLUMN snoozed_until; \
-         DROP TRIGGER job_steps_go_with_their_job; DROP TABLE job_steps; ALTER TABLE jobs DROP COLUMN has_steps; \
-         ALTER TABLE jobs DROP COLUMN sleep_until; ALTER TABLE jobs DROP COLUMN inputs; \
+         DROP TRIGGER job_extras_go_with_their_job; DROP TABLE job_steps; DROP TABLE job_signals; \
+         DROP TABLE job_logs; ALTER TABLE jobs DROP COLUMN has_extras; ALTER TABLE jobs DROP COLUMN sleep_until; \
+         ALTER TABLE jobs DROP COLUMN awaits_signal; ALTER TABLE jobs DROP COLUMN inputs; \
          PRAGMA user_version = 13;",
     );
     let conn = rusqlite::Connection::open(&path).unwrap();
@@ -370,8 +371,9 @@ fn a_workflow_waiting_at_the_upgrade_to_migration_17_keeps_its_count() {
          ALTER TABLE jobs DROP COLUMN offline_since; ALTER TABLE kinds DROP COLUMN hold_until; \
          ALTER TABLE kinds DROP COLUMN hold_reason; ALTER TABLE kinds DROP COLUMN hold_note; \
          ALTER TABLE kinds DROP COLUMN rate_burst; ALTER TABLE jobs DROP COLUMN max_offline_ms; ALTER TABLE jobs DROP COLUMN snoozed_until; \
-         DROP TRIGGER job_steps_go_with_their_job; DROP TABLE job_steps; ALTER TABLE jobs DROP COLUMN has_steps; \
-         ALTER TABLE jobs DROP COLUMN sleep_until; ALTER TABLE jobs DROP COLUMN inputs; \
+         DROP TRIGGER job_extras_go_with_their_job; DROP TABLE job_steps; DROP TABLE job_signals; \
+         DROP TABLE job_logs; ALTER TABLE jobs DROP COLUMN has_extras; ALTER TABLE jobs DROP COLUMN sleep_until; \
+         ALTER TABLE jobs DROP COLUMN awaits_signal; ALTER TABLE jobs DROP COLUMN inputs; \
          ALTER TABLE job_history DROP COLUMN offline; ALTER TABLE job_history DROP COLUMN throttled; \
          ALTER TABLE job_history DROP COLUMN slept; \
          PRAGMA user_version = 16;",

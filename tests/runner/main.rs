@@ -7,6 +7,7 @@ mod ends;
 mod interrupts;
 mod keys;
 mod offline;
+mod signals;
 mod steps;
 mod timeline;
 

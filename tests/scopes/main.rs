@@ -39,6 +39,7 @@ fn scoped() -> Value {
         { "identifier": "jobs:admin", "allow": own },
         { "identifier": "jobs:agents", "allow": own },
         { "identifier": "jobs:data-removal", "allow": own },
+        { "identifier": "jobs:signals", "allow": own },
     ])
 }
 
@@ -49,6 +50,7 @@ fn everything() -> Value {
         { "identifier": "jobs:admin", "allow": all },
         { "identifier": "jobs:agents", "allow": all },
         { "identifier": "jobs:data-removal", "allow": all },
+        { "identifier": "jobs:signals", "allow": all },
     ])
 }
 
@@ -171,5 +173,6 @@ mod events;
 mod inputs;
 mod limits;
 mod oracles;
+mod signals;
 mod transactions;
 mod workflows;

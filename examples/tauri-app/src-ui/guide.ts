@@ -10,6 +10,7 @@ import {
   onJobState,
   onSyncFinished,
   pluginHealth,
+  signalJob,
   watchJob,
   whyWaiting,
 } from "../../../guest-js/index";
@@ -105,4 +106,9 @@ async function showPending(): Promise<void> {
 }
 await saveNote(7, "Buy milk");
 await showPending();
+}
+
+/** docs/signals.md: the user's answer to a job that waits for it. */
+export async function approve(reportJob: number): Promise<void> {
+await signalJob(reportJob, "approval", { approved: true, note: "looks good" });
 }

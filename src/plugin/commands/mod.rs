@@ -30,6 +30,7 @@ pub(super) mod history;
 pub(super) mod local;
 #[cfg(feature = "schedules")]
 pub(super) mod schedules;
+pub(super) mod signals;
 #[cfg(feature = "sync")]
 pub(super) mod sync;
 pub(super) mod workflows;
@@ -52,6 +53,7 @@ pub use history::{job_history, HistorySpan, KindHistory, TargetHistory};
 pub use local::{get_local_job, list_local_jobs, run_local, spawn_awaitable, spawn_local};
 #[cfg(feature = "schedules")]
 pub use schedules::{list_schedules, pause_schedule, resume_schedule, run_schedule_now};
+pub use signals::{get_job_logs, signal_job};
 #[cfg(feature = "sync")]
 pub use sync::{disconnect_account, network_hint, sync_if_due, sync_now, sync_status};
 pub use workflows::{

@@ -265,8 +265,13 @@ pub(crate) enum Exit<'a> {
         offline: bool,
         /// A snooze of this job alone: `at` is marked as its `snoozed_until`.
         snooze: bool,
-        /// A durable sleep of its handler: `at` is marked as its `sleep_until`.
+        /// A durable sleep of its handler (or a wait for a signal): `at` is marked as
+        /// its `sleep_until`.
         sleep: bool,
+        /// The signal its handler waits for (its `awaits_signal`). One sent while the
+        /// attempt ran (after its handler looked) makes the job runnable at once: read
+        /// in this update, no send can fall between the look and the wait.
+        signal: Option<&'a str>,
         /// What the handler said (redacted), and until when nothing of the job runs
         /// (`at`, or the kind's next probe): kept in the job's attempts timeline.
         note: &'a str,
@@ -384,14 +389,17 @@ fn exit_fenced(
             offline,
             snooze,
             sleep,
+            signal,
             note,
             until,
         } => exit_with!(
             concat!(
-                "status = 'queued', attempts = attempts - 1, run_at = ?6, \
+                "status = 'queued', attempts = attempts - 1, \
+                 run_at = CASE WHEN ?13 IS NOT NULL AND EXISTS (SELECT 1 FROM job_signals \
+                   WHERE job_id = ?1 AND name = ?13 AND payload IS NOT NULL) THEN ?4 ELSE ?6 END, \
                  offline_since = CASE WHEN ?7 THEN coalesce(offline_since, ?4) END, \
                  snoozed_until = CASE WHEN ?8 THEN ?6 END, \
-                 sleep_until = CASE WHEN ?12 THEN ?6 END, errors = ",
+                 sleep_until = CASE WHEN ?12 THEN ?6 END, awaits_signal = ?13, errors = ",
                 deferral_noted!()
             ),
             "",
@@ -409,13 +417,16 @@ fn exit_fenced(
                     "offline"
                 } else if *snooze {
                     "snoozed"
+                } else if signal.is_some() {
+                    "signal"
                 } else if *sleep {
                     "slept"
                 } else {
                     "throttled"
                 },
                 until.as_millis(),
-                sleep
+                sleep,
+                signal
             ]
         ),
     };

@@ -25,7 +25,7 @@ macro_rules! job_columns {
              lease_owner, lease_expires_at, cancel_requested, dedupe_key, last_error, result, \
              parent_id, actor, created_at, updated_at, finished_at, started_at, timeout_ms, \
              progress_done, progress_total, payload_version, errors, needs, max_offline_ms, \
-             snoozed_until, sleep_until, ",
+             snoozed_until, sleep_until, awaits_signal, ",
             $waiting_on
         )
     };
@@ -66,7 +66,7 @@ macro_rules! errors_appended {
 }
 
 /// The value of `jobs.errors` with a deferred attempt noted (its outcome `?10`:
-/// `offline`, `snoozed`, `throttled` or `slept`; when it ended `?4`, what it said `?9`, until
+/// `offline`, `snoozed`, `throttled`, `slept` or `signal`; when it ended `?4`, what it said `?9`, until
 /// when nothing of it runs `?11`), in the timeline beside the failures. A run of offline
 /// probes is one entry: a probe after an entry that is already offline updates it (its
 /// `at`, `until`, `error`, and `probes` counted up), so a day offline keeps the
@@ -107,7 +107,9 @@ mod claimed;
 pub(crate) mod deps;
 mod insert;
 mod kinds;
+pub(crate) mod logs;
 mod read;
+pub(crate) mod signals;
 pub(crate) mod steps;
 
 pub(crate) use admin::*;

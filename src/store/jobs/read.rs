@@ -52,7 +52,7 @@ pub(super) fn read_one(conn: &Connection, id: JobId) -> Result<Option<(Job, Opti
 /// wait for it (what the end of the attempt will have to resolve).
 pub(super) fn read_claimed(r: &Row<'_>) -> rusqlite::Result<(Job, Option<Error>, bool)> {
     let (job, unreadable) = job_from_row(r)?;
-    Ok((job, unreadable, r.get(29)?))
+    Ok((job, unreadable, r.get(31)?))
 }
 
 /// The statement [`read_claimed`] runs. A claimed job waits for no other (a waiting
@@ -328,14 +328,22 @@ fn job_from_row(r: &Row<'_>) -> rusqlite::Result<(Job, Option<Error>)> {
             .get::<_, Option<i64>>(27)?
             .filter(|&until| until == run_at.as_millis() && status == JobStatus::Queued)
             .map(Timestamp::from_millis),
-        // A durable sleep's end, while the job still waits it out.
+        // A durable sleep's end (or a wait for a signal's deadline), while the job
+        // still waits it out: its `run_at` moves on a signal, a retry or an edit.
         sleeping_until: r
             .get::<_, Option<i64>>(28)?
             .filter(|&until| until == run_at.as_millis() && status == JobStatus::Queued)
             .map(Timestamp::from_millis),
+        awaits_signal: r.get(29)?,
         steps: Vec::new(),
-        waiting_on_jobs: r.get::<_, i64>(29)?.clamp(0, i64::from(u32::MAX)) as u32,
+        waiting_on_jobs: r.get::<_, i64>(30)?.clamp(0, i64::from(u32::MAX)) as u32,
     };
+    // A signal is waited for while the wait's deadline is still the job's start: one
+    // that came (or a retry) moved it.
+    let mut job = job;
+    if job.sleeping_until.is_none() {
+        job.awaits_signal = None;
+    }
     Ok((job, unreadable))
 }
 
@@ -353,6 +361,7 @@ fn errors_from(text: Option<&str>) -> Vec<AttemptError> {
                 Some("snoozed") => AttemptOutcome::Snoozed,
                 Some("throttled") => AttemptOutcome::Throttled,
                 Some("slept") => AttemptOutcome::Slept,
+                Some("signal") => AttemptOutcome::Signal,
                 _ => AttemptOutcome::Failed,
             };
             Some(AttemptError {

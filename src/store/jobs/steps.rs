@@ -20,6 +20,9 @@ pub(crate) struct StepRow {
     pub output: Option<String>,
     /// A durable sleep's end.
     pub sleep_until: Option<Timestamp>,
+    /// Its place in the job's steps, when the caller knows it (an attempt that read
+    /// them); `None`: after the last recorded (a read of them all).
+    pub seq: Option<u64>,
 }
 
 /// What [`record`] did.
@@ -42,7 +45,8 @@ pub(crate) fn record(tx: &Transaction<'_>, fence: &Fence<'_>, step: &StepRow) ->
         .prepare_cached(
             "INSERT OR IGNORE INTO job_steps \
              (job_id, name, seq, attempt, started_at, finished_at, output, sleep_until) \
-             SELECT ?1, ?5, (SELECT coalesce(max(seq), 0) + 1 FROM job_steps WHERE job_id = ?1), \
+             SELECT ?1, ?5, CASE WHEN ?10 IS NOT NULL THEN ?10 ELSE \
+             (SELECT coalesce(max(seq), 0) + 1 FROM job_steps WHERE job_id = ?1) END, \
              ?3, ?6, ?7, ?8, ?9 WHERE EXISTS (SELECT 1 FROM jobs \
              WHERE id = ?1 AND status = 'running' AND lease_owner = ?2 AND attempts = ?3 \
              AND lease_token = ?4)",
@@ -57,14 +61,15 @@ pub(crate) fn record(tx: &Transaction<'_>, fence: &Fence<'_>, step: &StepRow) ->
             step.finished_at.as_millis(),
             step.output,
             step.sleep_until.map(Timestamp::as_millis),
+            step.seq.map(|seq| seq as i64),
         ])?;
     if inserted == 1 {
         // Its steps go with it (the trigger of migration 21 reads the flag). A step
         // recorded is progress: workers that died before it do not count towards
         // `max_lease_expiries` ("died N times in a row" without getting anywhere).
         tx.prepare_cached(
-            "UPDATE jobs SET has_steps = 1, lease_expiries = 0 WHERE id = ?1 \
-             AND (has_steps = 0 OR lease_expiries > 0)",
+            "UPDATE jobs SET has_extras = 1, lease_expiries = 0 WHERE id = ?1 \
+             AND (has_extras = 0 OR lease_expiries > 0)",
         )?
         .execute([fence.id.raw()])?;
         return Ok(Recorded::Done);
@@ -90,6 +95,7 @@ pub(crate) fn of_job(conn: &Connection, id: JobId) -> Result<Vec<StepRow>> {
             finished_at: Timestamp::from_millis(r.get(3)?),
             output: r.get(4)?,
             sleep_until: r.get::<_, Option<i64>>(5)?.map(Timestamp::from_millis),
+            seq: None,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
