@@ -80,6 +80,21 @@ pub async fn measure(report: &mut Report) {
         );
     }
 
+    let name = "runner: a signal from another process to a waiting job, send-to-run latency, p50 / p99 (ms)";
+    if report.wants(name) {
+        let samples = env_usize("BENCH_CROSS_SAMPLES", 40);
+        let mut latencies = signal_latency(samples).await;
+        let p50 = percentile(&mut latencies, 0.5);
+        let p99 = percentile(&mut latencies, 0.99);
+        report.checked(
+            name,
+            format!("{:.1} / {:.1}", ms(p50), ms(p99)),
+            String::new(),
+            "p50 < 5, p99 < 100 (the poll interval is 1,000)",
+            p50 < Duration::from_millis(5) && p99 < Duration::from_millis(100),
+        );
+    }
+
     let secs = env_usize("BENCH_IDLE_SECS", 60);
     let states = [
         ("empty", "idle: runner + scheduler started, nothing to do"),
@@ -124,6 +139,10 @@ pub async fn measure(report: &mut Report) {
         (
             "sleeping",
             "idle: 10,000 jobs in a durable sleep of a day (ctx.sleep)",
+        ),
+        (
+            "awaiting",
+            "idle: 10,000 jobs waiting a day for a signal (ctx.wait_for_signal)",
         ),
     ];
     let wanted: Vec<_> = states
@@ -272,6 +291,7 @@ pub fn run_child(args: &[String]) {
         .unwrap();
     match args.first().map(String::as_str) {
         Some("enqueue-timed") => enqueue_timed(Path::new(&args[1]), args[2].parse().unwrap()),
+        Some("signal-timed") => signal_timed(Path::new(&args[1]), args[2].parse().unwrap()),
         Some("idle") => runtime.block_on(idle(&args[1], args[2].parse().unwrap())),
         Some("memory") => runtime.block_on(memory(Path::new(&args[1]), args[2].parse().unwrap())),
         other => panic!("unknown child role {other:?}"),
@@ -291,6 +311,77 @@ fn enqueue_timed(db: &Path, n: usize) {
             )
             .unwrap();
     }
+}
+
+/// Sends "go" to jobs 1 to `n` at random moments, each carrying the wall-clock time it
+/// was sent.
+fn signal_timed(db: &Path, n: usize) {
+    let queue = Queue::open(db, crate::queue::options()).unwrap();
+    for id in 1..=n {
+        std::thread::sleep(Duration::from_millis(rand::random_range(50..1250)));
+        let payload = json!({ "sent_unix_ns": unix_nanos().to_string() });
+        queue.signal((id as i64).into(), "go", &payload).unwrap();
+    }
+}
+
+/// `samples` jobs waiting for a signal, each sent by another process: from the send
+/// to the handler's return past the wait.
+async fn signal_latency(samples: usize) -> Vec<Duration> {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("raw.db");
+    let queue = Queue::open(&db, crate::queue::options()).unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let handler = Handler::new("awaits", move |_: serde_json::Value, ctx: JobContext| {
+        let record = record.clone();
+        async move {
+            let sent: Option<serde_json::Value> = ctx
+                .wait_for_signal("go", Duration::from_secs(86_400))
+                .await?;
+            let now = unix_nanos();
+            let sent = sent.unwrap_or_default()["sent_unix_ns"]
+                .as_str()
+                .unwrap_or("0")
+                .parse::<u128>()
+                .unwrap_or(now);
+            record
+                .lock()
+                .unwrap()
+                .push(Duration::from_nanos(now.saturating_sub(sent) as u64));
+            Ok(())
+        }
+    });
+    for _ in 0..samples {
+        queue
+            .enqueue("awaits", &json!({}), EnqueueOptions::new())
+            .unwrap();
+    }
+    let runner = Runner::new(queue.clone(), vec![handler], RunnerSettings::default()).unwrap();
+    runner.start();
+    // Every job waits before the first signal is sent.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while queue
+        .list(&tauri_plugin_jobs::queue::JobFilter::new())
+        .unwrap()
+        .iter()
+        .any(|job| job.awaits_signal.is_none())
+    {
+        assert!(Instant::now() < deadline, "every job began to wait");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let process = child(&["signal-timed", db.to_str().unwrap(), &samples.to_string()]);
+    let limit = Duration::from_secs(samples as u64 * 2 + 30);
+    tokio::task::spawn_blocking(move || finish(process, limit))
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while seen.lock().unwrap().len() < samples {
+        assert!(Instant::now() < deadline, "every signalled job ran");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    runner.stop(Duration::from_secs(5)).await.unwrap();
+    let out = seen.lock().unwrap().clone();
+    out
 }
 
 /// CPU time of the whole process. (The suite runs on Linux; Windows builds it, with
@@ -547,6 +638,20 @@ async fn idle(state: &str, secs: u64) {
             runner = Some(Runner::new(
                 queue.clone(),
                 vec![sleeper],
+                RunnerSettings::default(),
+            ));
+            many("noop", 10_000, EnqueueOptions::new());
+        }
+        "awaiting" => {
+            let waiter = Handler::new("noop", |_: serde_json::Value, ctx: JobContext| async move {
+                let _: Option<serde_json::Value> = ctx
+                    .wait_for_signal("go", Duration::from_secs(86_400))
+                    .await?;
+                Ok(())
+            });
+            runner = Some(Runner::new(
+                queue.clone(),
+                vec![waiter],
                 RunnerSettings::default(),
             ));
             many("noop", 10_000, EnqueueOptions::new());

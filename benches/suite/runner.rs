@@ -312,6 +312,27 @@ pub async fn measure(report: &mut Report) {
             ratio >= 1.0,
         );
     }
+    // A job's log: lines are held and stored in batches, with the writes the runner
+    // makes anyway; jobs that log 100 lines each against the same that log none.
+    let name = "runner: 2,000 jobs queued first, each logging 100 lines, 4 workers (of the same without logs)";
+    if report.wants(name) {
+        let mut ratios = Vec::new();
+        let mut rates = Vec::new();
+        for _ in 0..report.repeat {
+            let quiet = logging_jobs(2_000, 0).await;
+            let chatty = logging_jobs(2_000, 100).await;
+            ratios.push(chatty / quiet);
+            rates.push(chatty);
+        }
+        let ratio = median(ratios);
+        report.checked(
+            name,
+            format!("{} jobs/s", count(median(rates))),
+            format!("{:.0}% of the same without logs", ratio * 100.0),
+            ">= 50%",
+            ratio >= 0.5,
+        );
+    }
     let name = "runner: enqueue-to-start latency, idle runner, same process, p50 / p99 (ms)";
     if report.wants(name) {
         let mut samples = latency_in_process(200).await;
@@ -398,4 +419,33 @@ async fn steps_of_one_job(steps: u32) -> f64 {
     let took = started.lock().unwrap().expect("the handler ran").elapsed();
     runner.stop(Duration::from_secs(1)).await.unwrap();
     rate(steps as usize, took)
+}
+
+/// `n` jobs queued first, each logging `lines` lines, run by 4 workers: jobs per
+/// second.
+async fn logging_jobs(n: usize, lines: u32) -> f64 {
+    let dir = tempfile::tempdir().unwrap();
+    let (queue, all_done) = counted_queue(dir.path(), n);
+    crate::queue::enqueue_all(&queue, &["noop"], n);
+    let handler = Handler::new(
+        "noop",
+        move |_: serde_json::Value, ctx: JobContext| async move {
+            for i in 0..lines {
+                ctx.log(format_args!("line {i} of the job's work"));
+            }
+            Ok(())
+        },
+    );
+    let runner = Runner::new(queue.clone(), vec![handler], RunnerSettings::default()).unwrap();
+    let done = all_done.notified();
+    tokio::pin!(done);
+    done.as_mut().enable();
+    let started = Instant::now();
+    runner.start();
+    tokio::time::timeout(Duration::from_secs(300), done)
+        .await
+        .expect("the runner finished every job within 5 minutes");
+    let rate = rate(n, started.elapsed());
+    runner.stop(Duration::from_secs(5)).await.unwrap();
+    rate
 }
