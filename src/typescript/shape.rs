@@ -7,6 +7,7 @@
 //! `serde_json::Value`, untagged or internally tagged enums, `flatten`; one that
 //! refers to itself) says why; the app then gives it with `Typescript::ty`.
 
+#[cfg(debug_assertions)]
 use std::collections::BTreeSet;
 
 use serde::de::DeserializeOwned;
