@@ -459,7 +459,9 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     //   (`deadline`), or both; `timed_out` once an attempt saw the deadline pass with
     //   no signal (a later one is refused: the wait is over).
     // - `job_logs (job_id, seq)`: the lines a handler logged (`JobContext::log`),
-    //   redacted, the last `jobs.log_lines` of each job kept.
+    //   redacted, the last `jobs.log_lines` of each job kept; a row per store of a
+    //   job's lines (`lines`, a JSON array of `[seq, at, attempt, level, text]`,
+    //   numbered `first` to `seq`).
     // - `jobs.has_extras`: the job has rows in any of the three; the trigger below
     //   deletes them with it, on every delete (retention, an operator, a retired
     //   kind, an account disconnected), and reads only this flag for the others.
@@ -496,12 +498,10 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (job_id, name)
     ) WITHOUT ROWID;
     CREATE TABLE job_logs (
-        job_id  INTEGER NOT NULL,
-        seq     INTEGER NOT NULL,
-        at      INTEGER NOT NULL,
-        attempt INTEGER NOT NULL,
-        level   TEXT    NOT NULL,
-        text    TEXT    NOT NULL,
+        job_id INTEGER NOT NULL,
+        seq    INTEGER NOT NULL,
+        first  INTEGER NOT NULL,
+        lines  TEXT    NOT NULL,
         PRIMARY KEY (job_id, seq)
     ) WITHOUT ROWID;
     ALTER TABLE jobs ADD COLUMN has_extras INTEGER NOT NULL DEFAULT 0;

@@ -290,4 +290,31 @@ async fn a_log_keeps_its_last_lines_redacted_and_goes_with_its_job() {
     h.queue.delete(id).unwrap();
     assert!(h.queue.logs(id, 0).unwrap().is_empty());
     assert!(h.queue.list(&JobFilter::default()).unwrap().is_empty());
+
+    // Across attempts, each stored apart: still the last lines, in order.
+    let twice = Handler::new("twice", |_: (), ctx: JobContext| async move {
+        for i in 0..150 {
+            ctx.log(format_args!("attempt {} line {i}", ctx.attempt));
+        }
+        if ctx.attempt == 1 {
+            return Err(JobError::retryable("again"));
+        }
+        Ok(())
+    })
+    .retry(RetryPolicy::new(SEC, SEC, 0.0).unwrap());
+    let runner = Runner::new(h.queue.clone(), vec![twice], settings()).unwrap();
+    let id = h
+        .queue
+        .enqueue("twice", &(), EnqueueOptions::new())
+        .unwrap()
+        .id;
+    runner.drain().await.unwrap();
+    h.advance(2 * SEC);
+    runner.drain().await.unwrap();
+    let lines = h.queue.logs(id, 0).unwrap();
+    assert_eq!(lines.len(), DEFAULT_LOG_LINES as usize);
+    assert_eq!(lines[0].text, "attempt 1 line 100");
+    assert_eq!((lines[0].seq, lines[0].attempt), (101, 1));
+    assert_eq!(lines.last().unwrap().text, "attempt 2 line 149");
+    assert!(lines.windows(2).all(|w| w[1].seq == w[0].seq + 1));
 }
