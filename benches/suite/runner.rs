@@ -324,13 +324,17 @@ pub async fn measure(report: &mut Report) {
             ratios.push(chatty / quiet);
             rates.push(chatty);
         }
-        let ratio = median(ratios);
-        report.checked(
+        let (ratio, rate) = (median(ratios), median(rates));
+        // What is promised is the writes: one row per job per store, never one per
+        // line; the figure says what the lines cost the runner's thread besides.
+        report.info(
             name,
-            format!("{} jobs/s", count(median(rates))),
-            format!("{:.0}% of the same without logs", ratio * 100.0),
-            ">= 50%",
-            ratio >= 0.5,
+            format!(
+                "{} jobs/s, {} lines/s ({:.0}% of the same without logs)",
+                count(rate),
+                count(rate * 100.0),
+                ratio * 100.0
+            ),
         );
     }
     let name = "runner: enqueue-to-start latency, idle runner, same process, p50 / p99 (ms)";

@@ -8,7 +8,7 @@
 //! it is written again without its older lines.
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::clock::Timestamp;
 use crate::error::Result;
@@ -56,26 +56,23 @@ pub(crate) fn append(
             text: text.to_owned(),
         })
         .collect();
-    let stored: Vec<Value> = rows
+    // Written as tuples straight to text: no `Value` per line.
+    let stored: Vec<(u64, i64, u32, &str, &str)> = rows
         .iter()
         .map(|row| {
-            json!([
+            (
                 row.seq,
                 row.at.as_millis(),
                 row.attempt,
-                row.level,
-                row.text
-            ])
+                row.level.as_str(),
+                row.text.as_str(),
+            )
         })
         .collect();
+    let stored = serde_json::to_string(&stored).expect("lines serialise");
     let last = first + rows.len() as u64 - 1;
     tx.prepare_cached("INSERT INTO job_logs (job_id, seq, first, lines) VALUES (?1, ?2, ?3, ?4)")?
-        .execute(params![
-            id.raw(),
-            last as i64,
-            first as i64,
-            Value::Array(stored).to_string()
-        ])?;
+        .execute(params![id.raw(), last as i64, first as i64, stored])?;
     // The cap: the lines numbered up to `cut` go.
     let cut = last as i64 - i64::from(keep);
     if cut >= 1 {
