@@ -8,6 +8,10 @@
 #   without its default features) for aarch64-apple-darwin, the crate for x86_64-apple-darwin,
 #   SQLite's C compiled by zig (PyPI's `ziglang`, scripts/macos/zig-cc.sh). Compiled, not run: no
 #   macOS SDK or machine can be had here.
+# - Android and iOS: clippy for the crate as a mobile app builds it
+#   (aarch64-linux-android, aarch64-apple-ios), with its default features and without
+#   them, the C compiled by the same zig. Compiled, not run: no NDK, Android SDK or
+#   Xcode here (docs/mobile.md).
 #
 # Installs what it needs (Debian's mingw-w64 and Wine, the rustup targets, ziglang).
 # Called by scripts/test.sh; runs alone too.
@@ -27,8 +31,8 @@ if [ "${#missing[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
     "${missing[@]}" >/dev/null
 fi
-rustup target add x86_64-pc-windows-gnu aarch64-apple-darwin x86_64-apple-darwin >/dev/null 2>&1 ||
-  rustup target add x86_64-pc-windows-gnu aarch64-apple-darwin x86_64-apple-darwin
+targets=(x86_64-pc-windows-gnu aarch64-apple-darwin x86_64-apple-darwin aarch64-linux-android aarch64-apple-ios)
+rustup target add "${targets[@]}" >/dev/null 2>&1 || rustup target add "${targets[@]}"
 if ! python3 -m ziglang version >/dev/null 2>&1; then
   python3 -m pip install --quiet --disable-pip-version-check ziglang
 fi
@@ -74,4 +78,27 @@ ZIG_TARGET=aarch64-macos cargo clippy --locked --target aarch64-apple-darwin \
 ZIG_TARGET=aarch64-macos cargo clippy --locked --target aarch64-apple-darwin --lib \
   --no-default-features -- -D warnings
 ZIG_TARGET=x86_64-macos cargo clippy --locked --target x86_64-apple-darwin --lib -- -D warnings
-echo "platforms: Windows built and tested under Wine; macOS compiled (not run)"
+
+# ===== Android and iOS (compiled, not run) =====
+
+# zig's musl libc headers stand in for the NDK's, its macOS headers for the iOS SDK's
+# (SDKROOT names an empty directory: cc wants one; zig-cc.sh drops it); llvm-ar, or
+# zig's own, archives.
+ar="$(command -v llvm-ar || true)"
+if [ -z "$ar" ]; then
+  ar="$PWD/target/zig-ar.sh"
+  printf '#!/bin/sh\nexec python3 -m ziglang ar "$@"\n' >"$ar"
+  chmod +x "$ar"
+fi
+mkdir -p target/no-ios-sdk
+export CC_aarch64_linux_android="$PWD/scripts/macos/zig-cc.sh" AR_aarch64_linux_android="$ar"
+export CC_aarch64_apple_ios="$PWD/scripts/macos/zig-cc.sh"
+for features in "" --no-default-features; do
+  # shellcheck disable=SC2086 # no features is no word
+  ZIG_TARGET=aarch64-linux-musl cargo clippy --locked --target aarch64-linux-android --lib \
+    $features -- -D warnings
+  # shellcheck disable=SC2086
+  ZIG_TARGET=aarch64-macos SDKROOT="$PWD/target/no-ios-sdk" cargo clippy --locked \
+    --target aarch64-apple-ios --lib $features -- -D warnings
+done
+echo "platforms: Windows built and tested under Wine; macOS, Android and iOS compiled (not run)"

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# A C compiler for the Apple targets on Linux: zig's clang from PyPI's `ziglang`, for
-# the C that build scripts compile (SQLite's). The target comes from ZIG_TARGET
-# (`aarch64-macos`, `x86_64-macos`); the flags cc passes to name one its own way
-# (`--target=...`, `-arch X`) are dropped. Enough to compile and lint, not to link an
-# app: no macOS SDK can be had here. Used by scripts/test-platforms.sh.
+# A C compiler for the Apple targets (and Android's) on Linux: zig's clang from PyPI's
+# `ziglang`, for the C that build scripts compile (SQLite's). The target comes from
+# ZIG_TARGET (`aarch64-macos`, `x86_64-macos`; for iOS `aarch64-macos`, for Android
+# `aarch64-linux-musl`); the flags cc passes to name one its own way (`--target=...`,
+# `-arch X`, an iOS SDK and version) are dropped. Enough to compile and lint, not to
+# link an app: no macOS or iOS SDK, no Android NDK can be had here. Used by
+# scripts/test-platforms.sh.
 set -euo pipefail
 args=()
 skip=false
@@ -15,6 +17,10 @@ for arg in "$@"; do
   case "$arg" in
     --target=*) ;;
     -arch) skip=true ;;
+    # iOS: cc names an SDK (SDKROOT, which none is here) and a least iOS version;
+    # zig's macOS headers stand in for the SDK's, enough to compile SQLite's C.
+    -isysroot) skip=true ;;
+    -miphoneos-version-min=* | -mios-version-min=* | -mios-simulator-version-min=* | -mtargetos=*) ;;
     *) args+=("$arg") ;;
   esac
 done

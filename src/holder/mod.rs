@@ -24,9 +24,10 @@
 
 use std::sync::LazyLock;
 
-#[cfg(target_os = "linux")]
+// Android has Linux's `/proc`: the same marks.
+#[cfg(any(target_os = "linux", target_os = "android"))]
 mod linux;
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", target_os = "android"))]
 use linux as system;
 #[cfg(target_os = "macos")]
 mod macos;
@@ -37,10 +38,18 @@ mod windows;
 #[cfg(windows)]
 use windows as system;
 
-/// Where no mark can be read: no process is ever taken for gone.
-#[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
+/// Where no mark can be read (iOS: one app a process, no other to tell apart): no
+/// process is ever taken for gone.
+#[cfg(not(any(
+    target_os = "linux",
+    target_os = "android",
+    target_os = "macos",
+    windows
+)))]
 mod system {
     pub(super) const NAME: &str = "none";
+    /// A place of no parts: no mark is ever made.
+    pub(super) const PLACE_PARTS: usize = 0;
 
     pub(super) fn this() -> Option<super::Mark> {
         None

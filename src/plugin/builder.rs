@@ -111,7 +111,8 @@ impl Builder {
     /// bar for all of it (the steps done over the steps in all of the jobs that gave
     /// a total; moving without a figure when none did), cleared when it is done. Set
     /// on the window labelled `main`, else the first (Tauri's `set_progress_bar`; on
-    /// Linux only where the desktop has Unity's launcher API). Off by default.
+    /// Linux only where the desktop has Unity's launcher API; on Android and iOS, which
+    /// have neither, it does nothing). Off by default.
     pub fn taskbar_progress(mut self, on: bool) -> Self {
         self.taskbar_progress = on;
         self

@@ -15,6 +15,8 @@ mod limits;
 pub mod models;
 mod outbox;
 mod scope;
+// A phone has no taskbar or dock entry to draw on.
+#[cfg(desktop)]
 mod taskbar;
 #[cfg(feature = "sync")]
 mod triggers;
@@ -326,7 +328,9 @@ impl Jobs {
                 self.scheduler.start();
                 #[cfg(feature = "sync")]
                 {
-                    if self.watch_network {
+                    // Android has no native watch (docs/mobile.md): the retries,
+                    // focus and the webview's hint stand in, with nothing to warn of.
+                    if self.watch_network && !cfg!(target_os = "android") {
                         match self.sync.watch_network(crate::sync::NETWORK_DEBOUNCE) {
                             Ok(watch) => *lock(&self.network) = Some(watch),
                             // A machine that will not say: the webview's hint and the

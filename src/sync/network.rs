@@ -1,3 +1,4 @@
+#![cfg_attr(target_os = "android", allow(dead_code, unused_imports))]
 //! Network changes seen natively: when connectivity comes back, every target gets
 //! [`sync_if_due`](SyncEngine::sync_if_due) with [`Trigger::NetworkBack`], so a tray
 //! app with no window open retries its offline syncs too.
@@ -61,6 +62,7 @@ impl Connectivity {
 }
 
 /// Every address of every interface that is up.
+#[cfg(not(target_os = "android"))]
 fn addresses(update: &netwatcher::Update) -> Vec<IpAddr> {
     update
         .interfaces
@@ -69,7 +71,15 @@ fn addresses(update: &netwatcher::Update) -> Vec<IpAddr> {
         .collect()
 }
 
+#[cfg(not(target_os = "android"))]
+type WatchHandle = netwatcher::WatchHandle;
+/// No native watch on Android (see `watch_network`).
+#[cfg(target_os = "android")]
+struct WatchHandle;
+
 enum Message {
+    // Not sent on Android, where nothing watches.
+    #[cfg_attr(target_os = "android", allow(dead_code))]
     Changed(Vec<IpAddr>),
     Stop,
 }
@@ -78,7 +88,7 @@ enum Message {
 #[must_use = "the watch stops when dropped"]
 pub struct NetworkWatch {
     // Dropped first: no callback runs once it is gone.
-    handle: Option<netwatcher::WatchHandle>,
+    handle: Option<WatchHandle>,
     messages: mpsc::Sender<Message>,
     thread: Option<JoinHandle<()>>,
 }
@@ -91,7 +101,10 @@ impl std::fmt::Debug for NetworkWatch {
 
 impl Drop for NetworkWatch {
     fn drop(&mut self) {
-        drop(self.handle.take());
+        // The watch (where there is one) goes first: no callback runs once it is gone.
+        {
+            let _watch = self.handle.take();
+        }
         let _ = self.messages.send(Message::Stop);
         if let Some(thread) = self.thread.take() {
             // It ends at once on Stop; a sync it started runs on in the runtime.
@@ -112,6 +125,22 @@ impl SyncEngine {
     /// [`Error::NetworkWatch`] when the system refuses to report interface changes,
     /// [`Error::InvalidArgument`] outside a tokio runtime.
     pub fn watch_network(&self, debounce: Duration) -> Result<NetworkWatch> {
+        #[cfg(target_os = "android")]
+        {
+            let _ = debounce;
+            Err(Error::NetworkWatch(
+                "no native network watch on Android (its backend builds against the Android \
+                 SDK): offline targets retry on their offline_retry, on focus and on the \
+                 webview's online hint"
+                    .into(),
+            ))
+        }
+        #[cfg(not(target_os = "android"))]
+        self.watch_interfaces(debounce)
+    }
+
+    #[cfg(not(target_os = "android"))]
+    fn watch_interfaces(&self, debounce: Duration) -> Result<NetworkWatch> {
         let runtime = Handle::try_current().map_err(|_| {
             Error::invalid_argument("runtime", "watch_network needs a tokio runtime")
         })?;

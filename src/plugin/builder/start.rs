@@ -116,6 +116,7 @@ impl Builder {
             )),
         };
         jobs.runner.set_app(app);
+        #[cfg(desktop)]
         if self.taskbar_progress {
             super::super::taskbar::watch(
                 app.clone(),
