@@ -397,7 +397,8 @@ export declare const commands: {
     /**
      *  How the plugin's own components are doing: `config`, `raw.db`, `conditions`,
      *  `awake` (healthy, saying which jobs keep the machine awake while some do; a
-     *  warning when the system would not keep it awake) and `instances` (a warning while
+     *  warning when the system would not keep it awake), `quit` (healthy, saying what is
+     *  being finished while the app's quit waits for it) and `instances` (a warning while
      *  another instance of the app runs jobs on the same `raw.db`).
      */
     pluginHealth: () => Promise<{

@@ -161,7 +161,8 @@ const commands = {
     /**
      *  How the plugin's own components are doing: `config`, `raw.db`, `conditions`,
      *  `awake` (healthy, saying which jobs keep the machine awake while some do; a
-     *  warning when the system would not keep it awake) and `instances` (a warning while
+     *  warning when the system would not keep it awake), `quit` (healthy, saying what is
+     *  being finished while the app's quit waits for it) and `instances` (a warning while
      *  another instance of the app runs jobs on the same `raw.db`).
      */
     pluginHealth: () => typedError(invoke("plugin:jobs|plugin_health")),
@@ -922,8 +923,9 @@ async function syncStatus() {
  * ones when none was, and the reason names the file, the key and which settings
  * apply), `raw.db` (what its integrity check found), `conditions` (what the machine
  * cannot tell), `awake` (while jobs keep the machine from sleeping, its reason names
- * those this window may read; a warning while the system would not keep it awake) and
- * `instances` (a warning while another instance of the app runs jobs on the same
+ * those this window may read; a warning while the system would not keep it awake),
+ * `quit` (while the app's quit waits for work to finish, its reason says what is left)
+ * and `instances` (a warning while another instance of the app runs jobs on the same
  * `raw.db`). A page can say what is wrong:
  *
  * ```ts

@@ -361,6 +361,80 @@ println!("{} jobs will run again after the update", ready.released.len());
     Ok(())
 }
 
+/// "When the window closes": an uploader that finishes in the tray, says when it is
+/// done and comes back after a reboot (the tray and notification plugins' calls in
+/// comments: neither is a dependency here).
+#[rustfmt::skip]
+mod closing {
+use std::time::Duration;
+use tauri::{Manager, Runtime};
+use tauri_plugin_jobs::plugin::notices::{DoneNotice, Notice};
+use tauri_plugin_jobs::runner::{Handler, JobContext};
+use tauri_plugin_jobs::JobsExt;
+
+pub fn upload() -> Handler {
+    Handler::new("upload", |file: String, ctx: JobContext| async move {
+        for part in 1..=20u64 {
+            // ... send one part of `file` ...
+            ctx.progress(part, Some(20));
+        }
+        Ok(file)
+    })
+    .concurrency(2)
+    .keep_awake("Uploading")
+}
+
+pub fn jobs<R: Runtime>() -> tauri::plugin::TauriPlugin<R> {
+    tauri_plugin_jobs::Builder::new()
+        .handler(upload())
+        // Closing the last window (or Quit) waits for the uploads: 30 minutes at most.
+        .finish_before_quit("upload")
+        .quit_deadline(Duration::from_secs(30 * 60))
+        // Said when they end while the app is not in front; ends close together make one.
+        .notify_when_done("upload", DoneNotice::new()
+            .success(|files| match files {
+                [one] => format!("{} uploaded", one.result.as_ref().and_then(|r| r.as_str()).unwrap_or("A file")),
+                many => format!("{} files uploaded", many.len()),
+            })
+            .failure(|files| format!("Upload failed: {}", files[0].error.as_deref().unwrap_or("no reason given"))))
+        .notifier(|notice: &Notice| {
+            // With tauri-plugin-notification:
+            // notice.app::<R>()?.notification().builder().title(&notice.title).body(&notice.body).show()
+            println!("{}: {}", notice.title, notice.body);
+        })
+        .build()
+}
+
+pub fn app<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
+    builder.plugin(jobs()).setup(|app| {
+        // Started at login by tauri-plugin-autostart, with `--hidden` among its args.
+        if std::env::args().any(|arg| arg == "--hidden") {
+            if let Some(window) = app.get_webview_window("main") {
+                window.hide()?;
+            }
+            // Finishes what the last run left, then quits (at once when nothing is left).
+            if !app.jobs().pending_work()?.is_empty() {
+                app.jobs().quit_when_done();
+            } else {
+                app.handle().exit(0);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// The tray's tooltip, when an upload starts, progresses or ends; its "Quit now" item.
+pub fn tray_line<R: Runtime>(app: &tauri::AppHandle<R>) -> String {
+    // tray.set_tooltip(Some(tray_line(app)))?;
+    app.jobs().running_work(&["upload"]).to_string() // "3 running, 40 %"
+}
+
+pub fn quit_now<R: Runtime>(app: &tauri::AppHandle<R>) {
+    // On the menu item's click: what runs is given back, and runs at the next start.
+    app.jobs().quit_now();
+}
+}
+
 /// "Typed kinds": types from the app's own bindings, and the check in a test (not run
 /// here: the file it checks is an app's).
 #[rustfmt::skip]
@@ -406,6 +480,9 @@ fn main() -> Result<(), Box<dyn Error>> {
     let _ = reach_the_app::app::<tauri::test::MockRuntime>;
     let _ = outbox::save_note::<tauri::test::MockRuntime>;
     let _ = keep_awake::plugin::<tauri::test::MockRuntime>;
+    let _ = closing::app::<tauri::test::MockRuntime>;
+    let _ = closing::tray_line::<tauri::test::MockRuntime>;
+    let _ = closing::quit_now::<tauri::test::MockRuntime>;
     let _ = outbox::SaveNote {
         id: 1,
         text: String::new(),

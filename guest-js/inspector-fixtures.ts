@@ -134,6 +134,7 @@ export function backend(jobs: Job[], admin: boolean): Call[] {
             { component: "config", health: { status: "error", reason: "config.toml: jobs.rate_limit: unknown key: did you mean `rate_limits`?" } },
             { component: "conditions", health: { status: "healthy", reason: null } },
             { component: "awake", health: { status: "healthy", reason: "keeping the machine awake for ingest #1" } },
+            { component: "quit", health: { status: "healthy", reason: "finishing 2 jobs before quitting: upload 2" } },
           ];
         case "plugin:jobs|list_local_jobs":
           return [{ id: "local-1", kind: "export", status: "running", done: 5, total: 10, cancelRequested: false, error: null,

@@ -197,6 +197,10 @@ describe("inspector", () => {
     const awake = element.shadowRoot!.querySelector("#keep-awake") as HTMLElement;
     expect(awake.hidden).toBe(false);
     expect(awake.textContent).toBe("keeping the machine awake for ingest #1");
+    // So is the work a quit waits for.
+    const quitting = element.shadowRoot!.querySelector("#quitting") as HTMLElement;
+    expect(quitting.hidden).toBe(false);
+    expect(quitting.textContent).toBe("finishing 2 jobs before quitting: upload 2");
     element.remove();
     expect((element as any).handle).toBeNull();
   });

@@ -102,7 +102,18 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
   const health = h("div", { class: "health", id: "plugin-health", role: "status", hidden: "" });
   // While jobs keep the machine from sleeping: which (those this window may read).
   const awake = h("div", { class: "awake", id: "keep-awake", role: "status", hidden: "" });
-  const frame = h("div", { class: "root", part: "root" }, h("div", { class: "bar" }, tabs, mode), health, awake, message, ...panels.values());
+  // While the app's quit waits for work to finish: what is left.
+  const quitting = h("div", { class: "awake", id: "quitting", role: "status", hidden: "" });
+  const frame = h(
+    "div",
+    { class: "root", part: "root" },
+    h("div", { class: "bar" }, tabs, mode),
+    health,
+    awake,
+    quitting,
+    message,
+    ...panels.values(),
+  );
   root.append(h("style", {}, STYLE), frame);
 
   function say(text: string) {
@@ -152,9 +163,14 @@ export function mountInspector(host: HTMLElement, options: InspectorOptions = {}
     const components = await pluginHealth().catch(() => null);
     const all = Array.isArray(components) ? components : [];
     const troubles = all.filter((c) => c.health.status !== "healthy");
-    const kept = all.find((c) => c.component === "awake" && c.health.status === "healthy" && c.health.reason);
-    awake.textContent = kept?.health.reason ?? "";
-    awake.hidden = !kept;
+    for (const [component, line] of [
+      ["awake", awake],
+      ["quit", quitting],
+    ] as const) {
+      const said = all.find((c) => c.component === component && c.health.status === "healthy" && c.health.reason);
+      line.textContent = said?.health.reason ?? "";
+      line.hidden = !said;
+    }
     health.replaceChildren(
       ...troubles.map((c) =>
         h("div", { class: `health-${c.health.status}`, "data-component": c.component }, `${c.component}: ${c.health.reason ?? c.health.status}`),

@@ -34,7 +34,7 @@ export JOBS_DEMO_CONFIG="$work/config.toml"
 start_webdriver "$work"
 
 export E2E_ARTIFACTS="$PWD/target/e2e"
-if ! timeout 300 node examples/tauri-app/e2e/e2e.mjs; then
+if ! timeout 420 node examples/tauri-app/e2e/e2e.mjs; then
   driver_log
   exit 1
 fi

@@ -2,6 +2,7 @@
 //! local kinds, retired and agent kinds, where the files are), and the Tauri plugin it
 //! builds; `start` opens everything in `setup` and starts the loops.
 
+mod closing;
 mod settings;
 mod start;
 
@@ -76,6 +77,11 @@ pub struct Builder {
     /// How long after the plugin's setup a run loop that has not started its loops,
     /// with jobs queued, is worth a warning; [`RUN_LOOP_NOTICE`] when `None`.
     run_loop_notice: Option<Duration>,
+    /// The kinds whose work holds the app's quit, and how long it may.
+    pub(super) quit: super::quit::QuitSettings,
+    /// The kinds whose ends are told to the user, and what shows them.
+    pub(super) notices: std::collections::HashMap<String, super::notices::DoneNotice>,
+    pub(super) notifier: Option<Arc<dyn super::notices::Notifier>>,
 }
 
 /// How long after its setup the plugin waits for the app's run loop before it warns
@@ -311,6 +317,7 @@ impl Builder {
             .on_event(|app, event| match event {
                 RunEvent::Exit => {
                     if let Some(jobs) = app.try_state::<Jobs>() {
+                        jobs.quit.exiting();
                         tauri::async_runtime::block_on(jobs.shutdown());
                     }
                 }
@@ -337,14 +344,44 @@ fn on_run_event<R: Runtime>(app: &tauri::AppHandle<R>, event: &RunEvent) {
             label,
             event: WindowEvent::Destroyed,
             ..
-        } => jobs.subscriptions.forget_webview(label),
-        #[cfg(feature = "sync")]
+        } => {
+            jobs.subscriptions.forget_webview(label);
+            jobs.focus.set(label, false);
+        }
         RunEvent::WindowEvent {
-            event: WindowEvent::Focused(true),
+            label,
+            event: WindowEvent::Focused(focused),
             ..
-        } => drop(triggers::on_focus(&jobs.sync)),
+        } => window_focus(app, &jobs, label, *focused),
+        RunEvent::ExitRequested { code, api, .. } if jobs.quit.exit_requested(*code) => {
+            api.prevent_exit();
+        }
         _ => {}
     }
+}
+
+/// Window `label` got (or lost) the focus: no notice while one has it, a sync of the
+/// targets due, and a held quit called off when the user is back.
+pub(crate) fn window_focus<R: Runtime>(
+    app: &tauri::AppHandle<R>,
+    jobs: &Jobs,
+    label: &str,
+    focused: bool,
+) {
+    jobs.focus.set(label, focused);
+    if !focused {
+        return;
+    }
+    // A window the user sees is back (not one the app hid as it started, whose focus
+    // may be heard after the hide).
+    let shown = app
+        .get_webview_window(label)
+        .is_some_and(|window| window.is_visible().unwrap_or(true));
+    if shown {
+        jobs.quit.window_focused();
+    }
+    #[cfg(feature = "sync")]
+    drop(triggers::on_focus(&jobs.sync));
 }
 
 /// Whether `event` says the app's own `setup` has returned, so the loops may start.

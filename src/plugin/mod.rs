@@ -13,8 +13,11 @@ mod events;
 mod instances;
 mod limits;
 pub mod models;
+pub mod notices;
 mod outbox;
+pub mod quit;
 mod scope;
+pub mod summary;
 // A phone has no taskbar or dock entry to draw on.
 #[cfg(desktop)]
 mod taskbar;
@@ -29,6 +32,8 @@ use tauri::plugin::TauriPlugin;
 use tauri::{Manager, Runtime};
 use tokio_util::sync::CancellationToken;
 
+#[cfg(feature = "testing")]
+pub(crate) use builder::window_focus;
 pub use builder::Builder;
 pub use error::{CommandError, ErrorCode};
 pub use events::{JobsEvent, MAX_SUBSCRIPTIONS_PER_WEBVIEW, WEBVIEW_STREAM_CAPACITY};
@@ -189,6 +194,10 @@ pub struct Jobs {
     started: std::sync::Once,
     // This instance's note in raw.db, and the app's other instances seen on it.
     pub(crate) instances: std::sync::Arc<instances::Instances>,
+    // The work that holds the app's quit.
+    pub(crate) quit: std::sync::Arc<quit::Quit>,
+    // Which windows have the focus (notices are not shown while one has).
+    pub(crate) focus: std::sync::Arc<notices::Focus>,
 }
 
 impl std::fmt::Debug for Jobs {
@@ -267,6 +276,40 @@ impl Jobs {
         payload: &serde_json::Value,
     ) -> crate::Result<crate::queue::SignalSent> {
         self.queue.signal(id, name, payload)
+    }
+
+    /// The quit held now while the work of
+    /// [`Builder::finish_before_quit`]'s kinds finishes, if one is: since when, until
+    /// when, and what is left.
+    #[must_use]
+    pub fn finishing(&self) -> Option<quit::Finishing> {
+        self.quit.finishing()
+    }
+
+    /// The work of [`Builder::finish_before_quit`]'s kinds there is now: jobs running
+    /// (in any process: one whose holder crashed runs again), queued ones that could
+    /// start within [`FINISH_SOON`](quit::FINISH_SOON), local jobs running. Empty when
+    /// there is none: an app started at login (`--hidden`, by the autostart plugin)
+    /// reads it in its `setup` to decide whether to finish the work in the tray
+    /// ([`quit_when_done`](Jobs::quit_when_done)) or quit at once.
+    pub fn pending_work(&self) -> crate::Result<Vec<crate::queue::PendingKind>> {
+        self.quit.pending()
+    }
+
+    /// Quits the app once the work of [`Builder::finish_before_quit`]'s kinds is done
+    /// (or at [the deadline](Builder::quit_deadline)), as if its last window had
+    /// closed: for an app started hidden to finish what a reboot cut short. Returns
+    /// `false` when there is none: the app exits now. A window that gets the focus
+    /// meanwhile calls it off (the user is back).
+    pub fn quit_when_done(&self) -> bool {
+        self.quit.quit_when_done()
+    }
+
+    /// Quits the app now, whatever a held quit waits for: what still runs is given
+    /// back and runs again at the next start (a tray's "Quit now"). `app.exit` while a
+    /// quit is held does the same.
+    pub fn quit_now(&self) {
+        self.quit.quit_now();
     }
 
     /// Where the plugin reads `config.toml` (the app's config directory, or
@@ -358,7 +401,13 @@ impl Jobs {
     /// Stops the runner (with the grace period), the scheduler and the sync loop.
     pub async fn shutdown(&self) {
         self.stop.cancel();
-        if let Err(error) = self.runner.stop(self.grace).await {
+        // A second quit, or "quit now": what runs is given back at once.
+        let grace = if self.quit.without_grace() {
+            Duration::ZERO
+        } else {
+            self.grace
+        };
+        if let Err(error) = self.runner.stop(grace).await {
             tracing::warn!(%error, "runner did not stop cleanly");
         }
         #[cfg(feature = "schedules")]

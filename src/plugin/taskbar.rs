@@ -33,17 +33,13 @@ pub(crate) fn bar(jobs: &[AwakeJob], parts: &Parts) -> Bar {
     if jobs.is_empty() {
         return Bar::Hidden;
     }
-    let (mut done, mut total) = (0u128, 0u128);
-    for job in jobs {
-        if let Some((steps, Some(all))) = parts.get(&(job.local, job.id.clone())) {
-            done += u128::from((*steps).min(*all));
-            total += u128::from(*all);
-        }
+    match super::summary::percent_of(
+        jobs.iter()
+            .filter_map(|job| parts.get(&(job.local, job.id.clone())).copied()),
+    ) {
+        Some(percent) => Bar::Percent(percent),
+        None => Bar::Busy,
     }
-    if total == 0 {
-        return Bar::Busy;
-    }
-    Bar::Percent(u64::try_from(done * 100 / total).unwrap_or(100))
 }
 
 /// Keeps the app's main window's bar (the window labelled `main`, else the first)

@@ -37,6 +37,8 @@ mod lease;
 mod logs;
 mod options;
 mod outcome;
+mod pending;
+pub use pending::PendingKind;
 mod prepare;
 mod read;
 pub use read::{FINISHED_POLL, MAX_PAGE_BYTES, MAX_PAGE_JOBS};

@@ -142,6 +142,9 @@ struct Inner {
     handlers: HashMap<String, Handler>,
     kinds: Vec<String>,
     request: ClaimRequest,
+    // The kinds claimed while the app finishes some of its work before quitting
+    // (`None`: every kind of `request`). Mutex: set at a quit, read by each claim.
+    only: Mutex<Option<Vec<String>>>,
     settings: RunnerSettings,
     running: Mutex<HashMap<JobId, RunningJob>>,
     signals: mpsc::Sender<Signal>,
@@ -298,6 +301,7 @@ impl Runner {
                 handlers: by_kind,
                 kinds,
                 request,
+                only: Mutex::new(None),
                 settings,
                 running: Mutex::new(HashMap::new()),
                 signals,
@@ -350,6 +354,21 @@ impl Runner {
     #[must_use]
     pub fn running(&self) -> usize {
         lock(&self.inner.running).len()
+    }
+
+    /// From now on, claims only jobs of `kinds` (`None`: of every kind it runs, again):
+    /// while the app finishes the work of some kinds before it quits.
+    pub(crate) fn claim_only(&self, kinds: Option<Vec<String>>) {
+        *lock(&self.inner.only) = kinds;
+    }
+
+    /// The jobs this runner runs now, each with its kind and its last progress (steps
+    /// done, of a total when known).
+    pub(crate) fn running_jobs(&self) -> Vec<(JobId, String, (u64, Option<u64>))> {
+        lock(&self.inner.running)
+            .iter()
+            .map(|(id, job)| (*id, job.lease.kind.clone(), job.progress.current()))
+            .collect()
     }
 
     // ===== steps =====
@@ -434,10 +453,17 @@ impl Runner {
         drop(running);
         let mut request = self.inner.request.clone();
         request.max_jobs = free as u32;
+        if let Some(only) = lock(&self.inner.only).as_ref() {
+            request.kinds.retain(|kind| only.contains(kind));
+        }
         let settled = self.inner.queue.finish_and_claim_with::<Start>(
             writes,
             &progress,
-            runtime.as_ref().map(|_| &request),
+            // Nothing to claim while the app finishes other kinds' work to quit.
+            runtime
+                .as_ref()
+                .filter(|_| !request.kinds.is_empty())
+                .map(|_| &request),
             None,
             &held,
         );

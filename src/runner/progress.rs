@@ -176,6 +176,11 @@ impl AttemptProgress {
             .then(|| self.throttle.current())
     }
 
+    /// The latest figures reported: steps done, of a total when known.
+    pub(crate) fn current(&self) -> (u64, Option<u64>) {
+        self.throttle.current()
+    }
+
     /// Publishes the last report if the throttle held it back: when the attempt ends.
     pub(crate) fn finish(&self) {
         if let Some((done, total)) = self.throttle.held_back() {

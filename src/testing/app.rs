@@ -108,6 +108,8 @@ pub struct MockApp {
     windows: Vec<WebviewWindow<MockRuntime>>,
     channels: Arc<Channels>,
     next_channel: AtomicU32,
+    // The codes the plugin ended the app with (`app.exit` in an app).
+    exits: Arc<life::Exits>,
     _dir: TempDir,
 }
 
@@ -161,6 +163,8 @@ impl Drop for Frozen {
         self.channels.changed.notify_all();
     }
 }
+
+mod life;
 
 /// The app's own origin, as Tauri's capability check counts it local on this system:
 /// a window's page calls from here (`http://tauri.localhost` on Windows, where WebView2
@@ -347,12 +351,16 @@ impl MockApp {
         if let Some(setup) = setup {
             setup(app.handle());
         }
+        // `app.exit` is not there in the mock runtime: the plugin's exits are recorded.
+        let exits = Arc::new(life::Exits::default());
+        app.state::<Jobs>().quit.set_exit(exits.recorder());
         app.state::<Jobs>().start();
         MockApp {
             app,
             windows,
             channels,
             next_channel: AtomicU32::new(1),
+            exits,
             _dir: dir,
         }
     }

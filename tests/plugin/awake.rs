@@ -7,9 +7,7 @@ use tokio::sync::Semaphore;
 
 use super::*;
 
-#[path = "../support/counting.rs"]
-mod counting;
-use counting::Counting;
+use super::counting::Counting;
 
 /// A local kind `hold` that keeps the machine awake until `go` is closed (whether or
 /// not its job waits yet).

@@ -408,7 +408,14 @@ fn a_refused_config_toml_starts_the_app_on_the_built_in_settings_and_says_why() 
         .collect();
     assert_eq!(
         names,
-        ["config", "raw.db", "conditions", "awake", "instances"]
+        [
+            "config",
+            "raw.db",
+            "conditions",
+            "awake",
+            "quit",
+            "instances"
+        ]
     );
     drop(ui);
 

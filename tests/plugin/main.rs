@@ -17,7 +17,10 @@ use tauri_plugin_jobs::testing::MockApp;
 mod agents;
 mod app;
 mod awake;
+mod closing;
 mod commands;
+#[path = "../support/counting.rs"]
+mod counting;
 mod events;
 mod instances;
 mod permissions;

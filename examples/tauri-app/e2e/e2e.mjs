@@ -5,6 +5,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { remote } from "webdriverio";
 
+import { closingTests } from "./closing.mjs";
 import { lifecycleTests } from "./lifecycle.mjs";
 
 const app = process.env.JOBS_DEMO_BIN;
@@ -129,9 +130,11 @@ function report() {
   process.exit(passed === results.length ? 0 : 1);
 }
 
-// `E2E_ONLY=lifecycle scripts/e2e.sh`: the app's life alone (start order, quit, update).
+// `E2E_ONLY=lifecycle scripts/e2e.sh`: the app's life alone (start order, quit, update,
+// and the work that finishes before the app quits).
 if (process.env.E2E_ONLY === "lifecycle") {
   await lifecycleTests({ session, test, until });
+  await closingTests({ session, test, until });
   report();
 }
 
@@ -580,8 +583,10 @@ await test("after a restart durable jobs and sync state are still there", browse
 });
 await browser.deleteSession();
 
-// The app's life: start order after a restart, a quit with jobs running, an update.
+// The app's life: start order after a restart, a quit with jobs running, an update;
+// uploads finished before the app quits, and after a reboot.
 await lifecycleTests({ session, test, until });
+await closingTests({ session, test, until });
 
 // A config.toml with a user's typo (`rate_limit` for `rate_limits`): the app starts all
 // the same, on the last file it took (none before here: the built-in settings), and the

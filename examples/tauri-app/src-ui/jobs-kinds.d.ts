@@ -12,6 +12,7 @@ declare module "../../../guest-js/index" {
     "rebuild-index": { payload: null; result: string };
     "reembed": { payload: string; result: string };
     "slow": { payload: number; result: string };
+    "upload": { payload: number; result: string };
   }
   interface LocalKinds {
     "export": { args: number; result: string };

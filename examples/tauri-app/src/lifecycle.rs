@@ -2,7 +2,10 @@
 //! plugin is added and how long the app's own `setup` takes (from the command line
 //! tauri-driver passes: `--plugin-at=builder|setup|running`, `--slow-setup-ms=N`), a
 //! kind whose handler reads what `setup` manages, a kind that takes its time (for a
-//! quit and an update), and the demo commands the run drives them with.
+//! quit and an update), `upload`, whose jobs finish before the app quits (the quit
+//! held at most `--quit-deadline-ms=N`), a start at login (`--hidden`: the window
+//! hidden, the uploads left by the last run finished, then the app quits), and the
+//! demo commands the run drives them with.
 
 use std::time::Duration;
 
@@ -10,7 +13,7 @@ use serde::Serialize;
 use tauri::{AppHandle, Manager};
 use tauri_plugin_jobs::queue::{EnqueueOptions, JobFilter};
 use tauri_plugin_jobs::runner::{Handler, JobContext, JobError};
-use tauri_plugin_jobs::Jobs;
+use tauri_plugin_jobs::{Jobs, JobsExt};
 
 /// Where the plugin is added.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +41,10 @@ impl PluginAt {
 pub struct Start {
     pub plugin_at: PluginAt,
     pub slow_setup: Duration,
+    /// How long a quit waits for the uploads; the plugin's default when `None`.
+    pub quit_deadline: Option<Duration>,
+    /// Started at login (the autostart plugin passes it): no window shown.
+    pub hidden: bool,
 }
 
 impl Start {
@@ -46,6 +53,8 @@ impl Start {
         let mut start = Start {
             plugin_at: PluginAt::Builder,
             slow_setup: Duration::ZERO,
+            quit_deadline: None,
+            hidden: false,
         };
         for arg in std::env::args().skip(1) {
             if let Some(at) = arg.strip_prefix("--plugin-at=") {
@@ -56,6 +65,10 @@ impl Start {
                 };
             } else if let Some(ms) = arg.strip_prefix("--slow-setup-ms=") {
                 start.slow_setup = Duration::from_millis(ms.parse().unwrap_or(0));
+            } else if let Some(ms) = arg.strip_prefix("--quit-deadline-ms=") {
+                start.quit_deadline = ms.parse().ok().map(Duration::from_millis);
+            } else if arg == "--hidden" {
+                start.hidden = true;
             }
         }
         start
@@ -103,6 +116,40 @@ pub fn slow_handler() -> Handler {
     })
 }
 
+/// An upload that takes `ms` milliseconds, one at a time (a capped kind), and says
+/// which process finished it. Its jobs finish before the app quits.
+pub fn upload_handler() -> Handler {
+    Handler::new("upload", |ms: u64, ctx: JobContext| async move {
+        tokio::select! {
+            () = tokio::time::sleep(Duration::from_millis(ms)) => {}
+            // Cancelled (the run is done with it): ends at once.
+            () = ctx.cancelled() => return Err(JobError::permanent("cancelled")),
+        }
+        Ok(format!("uploaded in {ms} ms in pid {}", std::process::id()))
+    })
+    .concurrency(1)
+}
+
+/// A start at login (`--hidden`): the window hidden, and the uploads the last run
+/// left (cut short by a reboot) finished before the app quits; with none, it quits
+/// at once. From the app's `setup`, with the plugin on the builder.
+pub fn start_hidden(app: &tauri::App) {
+    if let Some(window) = app.get_webview_window("main") {
+        let _ = window.hide();
+    }
+    let Some(jobs) = app.try_state::<Jobs>() else {
+        return;
+    };
+    match jobs.pending_work() {
+        Ok(pending) => {
+            tracing::info!(?pending, "started hidden");
+            // Exits once they are done (now, when there are none).
+            jobs.quit_when_done();
+        }
+        Err(error) => tracing::warn!(%error, "could not tell what is pending"),
+    }
+}
+
 /// A job as the end-to-end run reads it.
 #[derive(Serialize)]
 pub struct JobLine {
@@ -125,7 +172,8 @@ pub fn pid() -> u32 {
     std::process::id()
 }
 
-/// Enqueues `count` jobs of `kind` (`after-setup`: numbered payloads; `slow`: `ms`)
+/// Enqueues `count` jobs of `kind` (`after-setup`: numbered payloads; `slow` and
+/// `upload`: `ms`)
 /// that may start in `delay_ms`.
 #[tauri::command]
 pub fn enqueue_probe(
@@ -141,6 +189,7 @@ pub fn enqueue_probe(
             let options = EnqueueOptions::new().delay(Duration::from_millis(delay_ms));
             let enqueued = match kind.as_str() {
                 "slow" => queue.enqueue("slow", &ms, options),
+                "upload" => queue.enqueue("upload", &ms, options),
                 _ => queue.enqueue("after-setup", &n, options),
             };
             enqueued
@@ -213,4 +262,20 @@ pub async fn prepare_update(app: AppHandle, grace_ms: u64) -> Result<Prepared, S
         released: ready.released.iter().map(|id| id.raw()).collect(),
         checkpointed: ready.checkpointed,
     })
+}
+
+/// Quits the app as its own Quit menu item would (`app.exit(0)`), a moment after
+/// answering; a second call while uploads hold the quit ends it at once.
+#[tauri::command]
+pub fn quit_app(app: AppHandle) {
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        app.exit(0);
+    });
+}
+
+/// What the plugin says a held quit is finishing, if one is.
+#[tauri::command]
+pub fn finishing(app: AppHandle) -> Option<String> {
+    app.jobs().finishing().map(|finishing| finishing.describe())
 }

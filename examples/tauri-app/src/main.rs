@@ -261,6 +261,9 @@ fn jobs_builder(address: String, conditions: DemoConditions) -> tauri_plugin_job
     }
     jobs.handler(lifecycle::after_setup_handler())
         .handler(lifecycle::slow_handler())
+        .handler(lifecycle::upload_handler())
+        // Closing the last window (or the app's quit) waits for the uploads.
+        .finish_before_quit("upload")
 }
 
 fn main() {
@@ -276,6 +279,9 @@ fn main() {
     // On the builder, as apps do; the end-to-end run also starts the demo with the
     // plugin added from `setup` or while it runs (`lifecycle`).
     let start = lifecycle::Start::from_args();
+    if let Some(deadline) = start.quit_deadline {
+        jobs = jobs.quit_deadline(deadline);
+    }
     let mut app = tauri::Builder::default();
     let mut later = None;
     match start.plugin_at {
@@ -299,6 +305,9 @@ fn main() {
                 }
             }
             lifecycle::finish_setup(app, start);
+            if start.hidden {
+                lifecycle::start_hidden(app);
+            }
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
@@ -316,6 +325,8 @@ fn main() {
             lifecycle::close_main_window,
             lifecycle::cancel_job,
             lifecycle::prepare_update,
+            lifecycle::quit_app,
+            lifecycle::finishing,
         ])
         .run(tauri::generate_context!())
         .expect("the demo app runs");

@@ -78,6 +78,17 @@ impl Builder {
         let local = tauri::async_runtime::block_on(async { LocalJobs::new(bus.clone()) });
         #[cfg(feature = "local")]
         local.keep_awake(awake.clone(), opened.local_awake);
+        let (notices, notifier) = (std::mem::take(&mut self.notices), self.notifier.take());
+        let quit = Arc::new(super::super::quit::Quit::new(
+            std::mem::take(&mut self.quit),
+            super::super::quit::Work {
+                queue: opened.queue.clone(),
+                runner: opened.runner.clone(),
+                #[cfg(feature = "local")]
+                local: local.clone(),
+            },
+            bus.clone(),
+        ));
         let jobs = Jobs {
             queue: opened.queue,
             runner: opened.runner.clone(),
@@ -114,7 +125,14 @@ impl Builder {
             instances: Arc::new(super::super::instances::Instances::new(
                 app.config().identifier.clone(),
             )),
+            quit,
+            focus: Arc::default(),
         };
+        super::closing::watch_notices(app, &jobs, notices, notifier);
+        {
+            let app = app.clone();
+            jobs.quit.set_exit(Arc::new(move |code| app.exit(code)));
+        }
         jobs.runner.set_app(app);
         #[cfg(desktop)]
         if self.taskbar_progress {

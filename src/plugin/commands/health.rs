@@ -15,7 +15,8 @@ use crate::plugin::Jobs;
 
 /// How the plugin's own components are doing: `config`, `raw.db`, `conditions`,
 /// `awake` (healthy, saying which jobs keep the machine awake while some do; a
-/// warning when the system would not keep it awake) and `instances` (a warning while
+/// warning when the system would not keep it awake), `quit` (healthy, saying what is
+/// being finished while the app's quit waits for it) and `instances` (a warning while
 /// another instance of the app runs jobs on the same `raw.db`).
 #[tauri::command]
 #[cfg_attr(feature = "specta", specta::specta)]
@@ -53,6 +54,10 @@ pub async fn plugin_health(
                 };
                 scope.as_ref().is_some_and(|scope| allows(scope, &job.kind))
             }),
+        },
+        ComponentHealth {
+            component: crate::plugin::quit::QUIT_COMPONENT.to_owned(),
+            health: jobs.quit.health(),
         },
         ComponentHealth {
             component: crate::plugin::instances::INSTANCES_COMPONENT.to_owned(),

@@ -12,6 +12,8 @@ use super::{status_from, take_follow_up, Change};
 
 /// How many queued jobs [`next_run_at`] looks at, at most.
 const NEXT_RUN_SCAN: u32 = 256;
+/// How many jobs [`pending`] counts in each status, at most.
+pub(crate) const PENDING_SCAN: u32 = 10_000;
 
 /// Ends every lease that expired by `now`. The job goes back to the queue whatever its
 /// attempt count, and the attempt is not counted against `max_attempts` (its worker
@@ -357,4 +359,40 @@ pub(crate) fn next_run_at(
         }
     }
     Ok(earliest.map(Timestamp::from_millis))
+}
+
+/// How many jobs of `kind` are running (in every process) and how many queued ones
+/// could start by `by` (`run_at` by then, of version `version` or lower): none while the kind is paused, held for
+/// the service or the network past `by`, or waits for what the machine does not
+/// offer; not those that wait for other jobs or whose own needs are not met. Counted
+/// up to [`PENDING_SCAN`] each.
+pub(crate) fn pending(
+    conn: &Connection,
+    (kind, version): (&str, u32),
+    by: Timestamp,
+    conditions: &Conditions,
+) -> Result<(u32, u32)> {
+    let running: u32 = conn
+        .prepare_cached(&format!(
+            "SELECT count(*) FROM (SELECT 1 FROM jobs INDEXED BY jobs_active \
+             WHERE status = 'running' AND kind = ?1 LIMIT {PENDING_SCAN})"
+        ))?
+        .query_row([kind], |r| r.get(0))?;
+    let settings = super::kind_settings(conn, kind)?;
+    let blocked = !settings.needs.is_none() && !conditions.unmet(&settings.needs).is_empty();
+    if settings.paused || blocked || settings.hold.is_some_and(|hold| hold.closed(by)) {
+        return Ok((running, 0));
+    }
+    let mut statement = conn.prepare_cached(&format!(
+        "SELECT count(*) FROM (SELECT 1 FROM jobs INDEXED BY jobs_active \
+         WHERE status = 'queued' AND kind = ?1 AND needs = ?2 AND run_at <= ?3 \
+         AND payload_version <= ?4 LIMIT {PENDING_SCAN})"
+    ))?;
+    let mut due = 0u32;
+    for needs in lanes(conn, kind, Some(conditions), Some(settings.has_needs))?.met {
+        let n: u32 =
+            statement.query_row(params![kind, needs, by.as_millis(), version], |r| r.get(0))?;
+        due = due.saturating_add(n);
+    }
+    Ok((running, due.min(PENDING_SCAN)))
 }
