@@ -260,11 +260,26 @@ fn a_held_quit_keeps_the_machine_awake_until_the_work_is_done() {
             .keep_awake_with(awake.clone()),
     );
     let events = ui.subscribe("main");
+    let health = ui.subscribe("main");
     let id = enqueue(&ui, "upload", 1);
     wait_for(&events, id, "running");
     assert!(ui.request_exit(None));
+    // The hold is taken just after the job is marked running: wait for its event
+    // rather than for the state change alone.
+    health
+        .next_matching(|e| {
+            e["event"]["type"] == "pluginHealth"
+                && e["event"]["component"] == "awake"
+                && e["event"]["health"]["reason"] == "keeping the machine awake"
+        })
+        .expect("the keep-awake event");
     assert!(awake.settle(WAIT));
     assert_eq!(counting.open(), 1, "kept awake while the quit waits");
+    events
+        .next_matching(|e| {
+            e["event"]["type"] == "jobProgress" && e["event"]["id"] == json!(id.raw())
+        })
+        .expect("the upload's progress");
     let summary = ui.jobs().running_work(&["upload"]);
     assert_eq!(summary.to_string(), "1 running, 50 %");
     go.add_permits(1);
