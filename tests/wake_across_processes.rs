@@ -132,6 +132,15 @@ async fn a_signal_from_another_process_wakes_its_job_without_waiting_for_the_pol
     tokio::time::timeout(BOUND, waiting.notified())
         .await
         .expect("the job began to wait");
+    // The handler says it waits a moment before the runner writes the wait: the
+    // signal must find it written (a signal before the wait is kept, not a wake-up).
+    tokio::time::timeout(BOUND, async {
+        while queue.get(id).unwrap().unwrap().awaits_signal.as_deref() != Some("approved") {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("the wait was written");
     let status = Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "child_signaler", "--ignored", "--nocapture"])
         .env(CHILD_DB, &path)
