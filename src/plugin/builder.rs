@@ -21,7 +21,7 @@ use tauri::{Manager, RunEvent, Runtime, WindowEvent};
 
 #[cfg(feature = "sync")]
 use super::triggers;
-use super::{commands, Jobs, PLUGIN_NAME};
+use super::{Jobs, PLUGIN_NAME};
 use crate::conditions::ConditionSource;
 use crate::config::OnConfigError;
 use crate::local::{BoxError, LocalJobContext, LocalKinds};
@@ -291,7 +291,7 @@ impl Builder {
         let notice = self.run_loop_notice.unwrap_or(RUN_LOOP_NOTICE);
         let mut setup = Some(self);
         tauri::plugin::Builder::new(PLUGIN_NAME)
-            .invoke_handler(every_command!(invoke_handler))
+            .invoke_handler(super::dispatch::invoke::<R>)
             .setup(move |app, _api| {
                 let builder = setup.take().ok_or("the jobs plugin was set up twice")?;
                 let jobs = builder.start(app)?;

@@ -60,62 +60,56 @@ pub const PLUGIN_NAME: &str = "jobs";
 pub const COMMANDS: &[&str] = &include!("command_names.rs");
 
 /// Calls `$then!` with every command the build has, each with the feature it needs as
-/// a `#[cfg]` (Cargo.toml): the invoke handler and the typed bindings take the one
-/// list.
+/// a `#[cfg]` (Cargo.toml) and the keys of its arguments as the webview sends them
+/// (camelCase; `jobs`, `scope`, `reads` and `caller` Tauri supplies): the invoke
+/// handler and the typed bindings take the one list.
 macro_rules! every_command {
     ($then:ident) => {
         $then! {
-            commands::durable::enqueue,
-            commands::durable::get_job,
-            commands::durable::list_jobs,
-            commands::durable::job_counts,
-            commands::history::job_history,
-            commands::durable::cancel,
-            #[cfg(feature = "local")] commands::local::spawn_local,
-            #[cfg(feature = "local")] commands::local::spawn_awaitable,
-            #[cfg(feature = "local")] commands::local::run_local,
-            #[cfg(feature = "local")] commands::local::get_local_job,
-            #[cfg(feature = "local")] commands::local::list_local_jobs,
-            #[cfg(feature = "sync")] commands::sync::sync_now,
-            #[cfg(feature = "sync")] commands::sync::sync_if_due,
-            #[cfg(feature = "sync")] commands::sync::sync_status,
-            #[cfg(feature = "sync")] commands::history::sync_history,
-            #[cfg(feature = "sync")] commands::sync::network_hint,
-            #[cfg(feature = "schedules")] commands::schedules::list_schedules,
-            #[cfg(feature = "sync")] commands::sync::disconnect_account,
-            commands::durable::prune_jobs,
-            commands::admin::retry_job,
-            commands::admin::delete_job,
-            commands::admin::pause_kind,
-            commands::admin::resume_kind,
-            commands::admin::paused_kinds,
-            #[cfg(feature = "schedules")] commands::schedules::run_schedule_now,
-            #[cfg(feature = "schedules")] commands::schedules::pause_schedule,
-            #[cfg(feature = "schedules")] commands::schedules::resume_schedule,
-            commands::agents::agent_enqueue,
-            commands::agents::agent_claim,
-            commands::agents::agent_heartbeat,
-            commands::agents::agent_complete,
-            commands::agents::agent_fail,
-            commands::agents::agent_defer,
-            commands::events::subscribe,
-            commands::events::unsubscribe,
-            commands::workflows::enqueue_workflow,
-            commands::workflows::get_workflow,
-            commands::workflows::cancel_workflow,
-            commands::workflows::retry_workflow,
-            commands::workflows::job_dependencies,
-            commands::health::plugin_health,
-            commands::signals::signal_job,
-            commands::signals::get_job_logs,
+            commands::durable::enqueue(jobs, scope, reads, kind, payload, options),
+            commands::durable::get_job(jobs, scope, id),
+            commands::durable::list_jobs(jobs, scope, filter),
+            commands::durable::job_counts(jobs, scope),
+            commands::history::job_history(jobs, scope, kind, span),
+            commands::durable::cancel(jobs, scope, job),
+            #[cfg(feature = "local")] commands::local::spawn_local(jobs, scope, caller, kind, args),
+            #[cfg(feature = "local")] commands::local::spawn_awaitable(jobs, scope, caller, kind, args),
+            #[cfg(feature = "local")] commands::local::run_local(jobs, scope, caller, kind, args, onEvent),
+            #[cfg(feature = "local")] commands::local::get_local_job(jobs, scope, id),
+            #[cfg(feature = "local")] commands::local::list_local_jobs(jobs, scope),
+            #[cfg(feature = "sync")] commands::sync::sync_now(jobs, scope, target),
+            #[cfg(feature = "sync")] commands::sync::sync_if_due(jobs, scope, target, trigger),
+            #[cfg(feature = "sync")] commands::sync::sync_status(jobs, scope),
+            #[cfg(feature = "sync")] commands::history::sync_history(jobs, scope, target, span),
+            #[cfg(feature = "sync")] commands::sync::network_hint(jobs, scope, online),
+            #[cfg(feature = "schedules")] commands::schedules::list_schedules(jobs, scope),
+            #[cfg(feature = "sync")] commands::sync::disconnect_account(jobs, scope, connector, account),
+            commands::durable::prune_jobs(jobs, scope, olderThanMs),
+            commands::admin::retry_job(jobs, scope, id),
+            commands::admin::delete_job(jobs, scope, id),
+            commands::admin::pause_kind(jobs, scope, kind),
+            commands::admin::resume_kind(jobs, scope, kind),
+            commands::admin::paused_kinds(jobs, scope),
+            #[cfg(feature = "schedules")] commands::schedules::run_schedule_now(jobs, scope, name),
+            #[cfg(feature = "schedules")] commands::schedules::pause_schedule(jobs, scope, name),
+            #[cfg(feature = "schedules")] commands::schedules::resume_schedule(jobs, scope, name),
+            commands::agents::agent_enqueue(jobs, scope, reads, kind, payload, options),
+            commands::agents::agent_claim(jobs, scope, request),
+            commands::agents::agent_heartbeat(jobs, scope, lease, progress),
+            commands::agents::agent_complete(jobs, scope, lease, result),
+            commands::agents::agent_fail(jobs, scope, lease, error, permanent),
+            commands::agents::agent_defer(jobs, scope, lease, deferral),
+            commands::events::subscribe(jobs, reads, onEvent),
+            commands::events::unsubscribe(jobs, caller, id),
+            commands::workflows::enqueue_workflow(jobs, scope, reads, workflow),
+            commands::workflows::get_workflow(jobs, scope, parent),
+            commands::workflows::cancel_workflow(jobs, scope, parent),
+            commands::workflows::retry_workflow(jobs, scope, parent),
+            commands::workflows::job_dependencies(jobs, scope, id),
+            commands::health::plugin_health(jobs, reads),
+            commands::signals::signal_job(jobs, scope, id, name, payload),
+            commands::signals::get_job_logs(jobs, scope, id, after),
         }
-    };
-}
-
-/// The invoke handler of the commands in [`every_command!`].
-macro_rules! invoke_handler {
-    ($($(#[$cfg:meta])* $($segment:ident)::+,)*) => {
-        tauri::generate_handler![$($(#[$cfg])* $($segment)::+),*]
     };
 }
 
@@ -123,10 +117,25 @@ macro_rules! invoke_handler {
 /// other, so no `#[cfg]` is left out).
 #[cfg(feature = "specta")]
 macro_rules! specta_commands {
-    ($($(#[$cfg:meta])* $($segment:ident)::+,)*) => {
-        tauri_specta::collect_commands![$($($segment)::+),*]
+    ($($(#[$cfg:meta])* commands::$module:ident::$name:ident($($key:ident),*),)*) => {
+        tauri_specta::collect_commands![$(commands::$module::$name),*]
     };
 }
+
+#[cfg(feature = "specta")]
+macro_rules! command_keys {
+    ($($(#[$cfg:meta])* commands::$module:ident::$name:ident($($key:ident),*),)*) => {
+        [$((stringify!($name), &[$(stringify!($key)),*] as &[&str])),*]
+    };
+}
+
+/// Every command with the keys of its arguments, for the test that holds them to
+/// the typed bindings.
+#[cfg(feature = "specta")]
+#[doc(hidden)]
+pub const COMMAND_KEYS: &[(&str, &[&str])] = &every_command!(command_keys);
+
+mod dispatch;
 
 // After the macro, which it uses.
 mod builder;

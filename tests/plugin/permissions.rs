@@ -102,6 +102,59 @@ fn build_rs_lists_exactly_the_registered_commands() {
     assert_eq!(exported, registered);
 }
 
+#[test]
+fn the_invoke_handler_reads_the_keys_the_bindings_send() {
+    // The handler lists each command's argument keys by hand (src/plugin/mod.rs): they
+    // must be the keys the typed bindings send, in order, besides what Tauri supplies.
+    const SUPPLIED: [&str; 4] = ["jobs", "scope", "reads", "caller"];
+    let bindings = export_bindings();
+    for (name, keys) in tauri_plugin_jobs::plugin::COMMAND_KEYS {
+        let sent: Vec<&str> = keys
+            .iter()
+            .copied()
+            .filter(|key| !SUPPLIED.contains(key))
+            .collect();
+        let call = format!("__TAURI_INVOKE(\"plugin:jobs|{name}\"");
+        let after = bindings
+            .split(&call)
+            .nth(1)
+            .unwrap_or_else(|| panic!("{name}"));
+        let exported: Vec<&str> = after
+            .strip_prefix(", { ")
+            .map(|rest| rest.split(" })").next().unwrap().split(", ").collect())
+            .unwrap_or_default();
+        assert_eq!(sent, exported, "the keys of {name}");
+    }
+    let mut handled: Vec<&str> = tauri_plugin_jobs::plugin::COMMAND_KEYS
+        .iter()
+        .map(|(name, _)| *name)
+        .collect();
+    handled.sort_unstable();
+    let mut registered = tauri_plugin_jobs::plugin::COMMANDS.to_vec();
+    registered.sort_unstable();
+    assert_eq!(handled, registered);
+}
+
+#[test]
+fn every_command_reaches_the_handler_and_a_missing_argument_is_named() {
+    let app = app(ALL);
+    for name in ALL {
+        // An empty call: answered, refused by the body (a typed error), or refused
+        // for an argument it lacks, naming the argument and the command.
+        if let Err(refused) = app.ui.invoke(name, json!({})) {
+            if let Some(text) = refused.as_str() {
+                assert!(
+                    text.starts_with("invalid args `")
+                        && text.contains(&format!("` for command `{name}`")),
+                    "{name}: {text}"
+                );
+            } else {
+                assert!(refused["code"].is_string(), "{name}: {refused}");
+            }
+        }
+    }
+}
+
 fn export_bindings() -> String {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bindings.ts");
