@@ -77,7 +77,7 @@ impl Background {
             return;
         }
         let shared = self.shared.clone();
-        *task = Some(tokio::spawn(async move {
+        *task = Some(crate::tasks::spawn(async move {
             let mut failures = 0u32;
             loop {
                 let changed = shared.changed.notified();

@@ -46,7 +46,7 @@
 //!
 //! ```text
 //! model
-//! locks panics random json tempdir watch holder
+//! locks panics random json tempdir watch holder tasks
 //! clock error backoff typescript
 //! kinds bus health progress conditions app http awake
 //! store
@@ -63,8 +63,9 @@
 //!   actors, job and local job records, health, [`Timestamp`](model::Timestamp)) and
 //!   the redaction of error text.
 //! - Small pieces: `locks` (poison-tolerant locking), `panics` (panics caught in
-//!   futures), [`random`] and [`clock`] (randomness and time, injected, so tests move a
-//!   fake clock instead of sleeping), `json` (typed functions behind JSON), the crate's
+//!   futures), `tasks` (the crate's tasks on the async runtime as one type),
+//!   [`random`] and [`clock`] (randomness and time, injected, so tests move a fake
+//!   clock instead of sleeping), `json` (typed functions behind JSON), the crate's
 //!   [`Error`], `backoff` (one exponential backoff in the two jitter modes; its
 //!   [`RetryPolicy`](queue::RetryPolicy) is re-exported by [`queue`]), `kinds` (what the
 //!   queue knows about a kind: [`Schema`](queue::Schema), [`KindSpec`](queue::KindSpec)),
@@ -160,6 +161,7 @@ mod store;
 
 mod background;
 pub mod config;
+mod tasks;
 
 mod db;
 

@@ -151,7 +151,7 @@ impl LocalJobs {
             .or_else(|| Handle::try_current().ok())
         {
             Some(runtime) => {
-                runtime.spawn(task);
+                crate::tasks::spawn_on(&runtime, task);
             }
             None => {
                 // Never panic over a missing runtime: record it as the failure it is.

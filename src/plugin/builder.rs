@@ -403,7 +403,7 @@ pub(crate) fn starts_the_loops(event: &RunEvent) -> bool {
 /// `tauri::test` app) runs no job, and should hear why. Looks every `after` until the
 /// loops start or the plugin stops, for at most a minute; in an app that runs, once.
 fn warn_if_the_loop_never_runs<R: Runtime>(app: tauri::AppHandle<R>, after: Duration) {
-    tauri::async_runtime::spawn(async move {
+    crate::tasks::spawn_in_app(async move {
         let mut waited = Duration::ZERO;
         while waited < Duration::from_secs(60) {
             tokio::time::sleep(after).await;

@@ -207,7 +207,7 @@ impl Subscriptions {
             );
         }
         let this = self.clone();
-        tauri::async_runtime::spawn(async move {
+        crate::tasks::spawn_in_app(async move {
             loop {
                 tokio::select! {
                     () = stop.cancelled() => return,

@@ -105,7 +105,7 @@ impl NetworkPass {
         }
         let this = self.clone();
         let sync = sync.clone();
-        tauri::async_runtime::spawn(async move {
+        crate::tasks::spawn_in_app(async move {
             loop {
                 let targets: Vec<SyncTarget> = {
                     let mut state = lock(&this.state);

@@ -310,7 +310,7 @@ impl Notices {
     /// Listens on `bus` until `stop`, and shows the notices as their groups close.
     pub(crate) fn watch(self, bus: &EventBus, stop: CancellationToken) {
         let mut events = bus.subscribe(1024);
-        tauri::async_runtime::spawn(async move {
+        crate::tasks::spawn_in_app(async move {
             let mut groups = Groups::default();
             loop {
                 let sleep = groups.next_close().map_or(Duration::from_secs(3600), |at| {

@@ -358,7 +358,7 @@ impl Quit {
     fn watch(self: &Arc<Self>) {
         let quit = self.clone();
         let mut events = self.bus.subscribe(256);
-        tauri::async_runtime::spawn(async move {
+        crate::tasks::spawn_in_app(async move {
             loop {
                 let changed = quit.changed.notified();
                 let Some(code) = quit.look() else {

@@ -51,7 +51,7 @@ pub(crate) fn watch<R: Runtime>(
     stop: CancellationToken,
 ) {
     let mut events = bus.subscribe(256);
-    tauri::async_runtime::spawn(async move {
+    crate::tasks::spawn_in_app(async move {
         let mut parts = Parts::new();
         let mut shown = Bar::Hidden;
         loop {

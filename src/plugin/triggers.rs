@@ -20,7 +20,7 @@ const WAKE_JUMP: Duration = Duration::from_secs(30);
 /// flapping focus events.
 pub(crate) fn on_focus(sync: &SyncEngine) -> tauri::async_runtime::JoinHandle<()> {
     let sync = sync.clone();
-    tauri::async_runtime::spawn(async move {
+    crate::tasks::spawn_in_app(async move {
         sync.trigger_all(Trigger::Focus).await;
     })
 }
@@ -29,7 +29,7 @@ pub(crate) fn on_focus(sync: &SyncEngine) -> tauri::async_runtime::JoinHandle<()
 /// the wall clock does not, so a wall-clock jump larger than the monotonic time that
 /// passed means the machine slept.
 pub(crate) fn watch_wake(sync: SyncEngine, stop: CancellationToken) {
-    tauri::async_runtime::spawn(async move {
+    crate::tasks::spawn_in_app(async move {
         let mut wall = SystemClock.now();
         let mut mono = Instant::now();
         loop {

@@ -194,7 +194,7 @@ impl Runner {
                     Some(awake.hold(AwakeJob::durable(&lease.kind, job_id), reason.clone()))
                 });
                 let inner = self.inner.clone();
-                runtime.spawn(async move {
+                crate::tasks::spawn_on(runtime, async move {
                     let outcome = task.await;
                     drop(awake);
                     progress.finish();

@@ -194,7 +194,7 @@ fn watch_loop(
                 tracing::warn!(%error, "could not wake the kinds waiting for the network");
             }
             let engine = engine.clone();
-            runtime.spawn(async move {
+            crate::tasks::spawn_on(runtime, async move {
                 engine.trigger_all(Trigger::NetworkBack).await;
             });
         }

@@ -189,7 +189,7 @@ impl SyncEngine {
                         cancel: entry.cancel.clone(),
                         state,
                     };
-                    tokio::spawn(async move {
+                    crate::tasks::spawn(async move {
                         let outcome = engine.execute(started).await;
                         let _ = sender.send(Some(outcome));
                     });

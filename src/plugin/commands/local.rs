@@ -17,7 +17,7 @@ use crate::plugin::Jobs;
 
 /// Gives the window's slot back when the job ends, whoever waits for it.
 fn release_when_done(slot: Slot, result: JobResult<Value>) {
-    tauri::async_runtime::spawn(async move {
+    crate::tasks::spawn_in_app(async move {
         let _ = result.wait().await;
         drop(slot);
     });

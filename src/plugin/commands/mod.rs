@@ -86,17 +86,19 @@ type CommandResult<T> = Result<T, CommandError>;
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> crate::Result<T> + Send + 'static,
 ) -> CommandResult<T> {
-    let (send, answer) = tokio::sync::oneshot::channel();
-    on_blocking_pool(Box::new(move || drop(send.send(work())))).await?;
-    answer
-        .await
-        .map_err(|error| stopped(&error))?
-        .map_err(CommandError::from)
+    let answer = on_blocking_pool(Box::new(move || Box::new(work()))).await?;
+    match answer.downcast::<crate::Result<T>>() {
+        Ok(answer) => (*answer).map_err(CommandError::from),
+        Err(_) => Err(stopped(&"its answer was of another type")),
+    }
 }
 
-/// Every command's work as one type of task on the blocking pool: the pool's code for
-/// a task is in the app's binary once, not once per command (docs/performance.md).
-async fn on_blocking_pool(work: Box<dyn FnOnce() + Send>) -> CommandResult<()> {
+/// Every command's work as one type of task on the blocking pool, its answer as one
+/// type: the pool's code for a task is in the app's binary once, not once per command
+/// or per type of answer (docs/performance.md).
+async fn on_blocking_pool(
+    work: Box<dyn FnOnce() -> Box<dyn std::any::Any + Send> + Send>,
+) -> CommandResult<Box<dyn std::any::Any + Send>> {
     tauri::async_runtime::spawn_blocking(work)
         .await
         .map_err(|error| stopped(&error))
