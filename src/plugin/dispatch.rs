@@ -8,6 +8,11 @@
 //! reads them ([`CommandArg`], the same keys, the same errors naming the argument),
 //! and Tauri has checked the command's name against the capabilities before this
 //! runs. An unknown name answers `false`: Tauri's "command not found".
+//!
+//! With Tauri's `removeUnusedCommands` (`tauri.conf.json`, `build`), the commands the
+//! app's capabilities never allow are left out of the handler, as
+//! `generate_handler!` leaves them out: build.rs reads the list Tauri's plugin build
+//! writes and sets `cfg(jobs_unused = "<command>")` for each.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -54,16 +59,17 @@ fn answer<T: Serialize>(
 
 /// Writes [`invoke`] from the list of commands.
 macro_rules! dispatch {
-    ($($(#[$cfg:meta])* commands::$module:ident::$name:ident($($key:ident),*),)*) => {
+    ($($(#[$cfg:meta])* $command:literal => commands::$module:ident::$name:ident($($key:ident),*),)*) => {
         /// The plugin's invoke handler.
         pub(super) fn invoke<R: Runtime>(invoke: Invoke<R>) -> bool {
             let Invoke { message, resolver, acl } = invoke;
             let reply: Reply = match message.command() {
                 $(
                     $(#[$cfg])*
-                    stringify!($name) => Box::pin(async move {
+                    #[cfg(not(jobs_unused = $command))]
+                    $command => Box::pin(async move {
                         let result = commands::$module::$name(
-                            $(arg(&message, &acl, stringify!($name), stringify!($key))?),*
+                            $(arg(&message, &acl, $command, stringify!($key))?),*
                         )
                         .await;
                         answer(result)

@@ -59,56 +59,56 @@ pub const PLUGIN_NAME: &str = "jobs";
 /// Every IPC command, as build.rs lists them for permissions (one file for both).
 pub const COMMANDS: &[&str] = &include!("command_names.rs");
 
-/// Calls `$then!` with every command the build has, each with the feature it needs as
-/// a `#[cfg]` (Cargo.toml) and the keys of its arguments as the webview sends them
-/// (camelCase; `jobs`, `scope`, `reads` and `caller` Tauri supplies): the invoke
-/// handler and the typed bindings take the one list.
+/// Calls `$then!` with every command the build has: its name, the feature it needs as
+/// a `#[cfg]` (Cargo.toml), its function and the keys of its arguments as the webview
+/// sends them (camelCase; `jobs`, `scope`, `reads` and `caller` Tauri supplies). The
+/// invoke handler and the typed bindings take the one list.
 macro_rules! every_command {
     ($then:ident) => {
         $then! {
-            commands::durable::enqueue(jobs, scope, reads, kind, payload, options),
-            commands::durable::get_job(jobs, scope, id),
-            commands::durable::list_jobs(jobs, scope, filter),
-            commands::durable::job_counts(jobs, scope),
-            commands::history::job_history(jobs, scope, kind, span),
-            commands::durable::cancel(jobs, scope, job),
-            #[cfg(feature = "local")] commands::local::spawn_local(jobs, scope, caller, kind, args),
-            #[cfg(feature = "local")] commands::local::spawn_awaitable(jobs, scope, caller, kind, args),
-            #[cfg(feature = "local")] commands::local::run_local(jobs, scope, caller, kind, args, onEvent),
-            #[cfg(feature = "local")] commands::local::get_local_job(jobs, scope, id),
-            #[cfg(feature = "local")] commands::local::list_local_jobs(jobs, scope),
-            #[cfg(feature = "sync")] commands::sync::sync_now(jobs, scope, target),
-            #[cfg(feature = "sync")] commands::sync::sync_if_due(jobs, scope, target, trigger),
-            #[cfg(feature = "sync")] commands::sync::sync_status(jobs, scope),
-            #[cfg(feature = "sync")] commands::history::sync_history(jobs, scope, target, span),
-            #[cfg(feature = "sync")] commands::sync::network_hint(jobs, scope, online),
-            #[cfg(feature = "schedules")] commands::schedules::list_schedules(jobs, scope),
-            #[cfg(feature = "sync")] commands::sync::disconnect_account(jobs, scope, connector, account),
-            commands::durable::prune_jobs(jobs, scope, olderThanMs),
-            commands::admin::retry_job(jobs, scope, id),
-            commands::admin::delete_job(jobs, scope, id),
-            commands::admin::pause_kind(jobs, scope, kind),
-            commands::admin::resume_kind(jobs, scope, kind),
-            commands::admin::paused_kinds(jobs, scope),
-            #[cfg(feature = "schedules")] commands::schedules::run_schedule_now(jobs, scope, name),
-            #[cfg(feature = "schedules")] commands::schedules::pause_schedule(jobs, scope, name),
-            #[cfg(feature = "schedules")] commands::schedules::resume_schedule(jobs, scope, name),
-            commands::agents::agent_enqueue(jobs, scope, reads, kind, payload, options),
-            commands::agents::agent_claim(jobs, scope, request),
-            commands::agents::agent_heartbeat(jobs, scope, lease, progress),
-            commands::agents::agent_complete(jobs, scope, lease, result),
-            commands::agents::agent_fail(jobs, scope, lease, error, permanent),
-            commands::agents::agent_defer(jobs, scope, lease, deferral),
-            commands::events::subscribe(jobs, reads, onEvent),
-            commands::events::unsubscribe(jobs, caller, id),
-            commands::workflows::enqueue_workflow(jobs, scope, reads, workflow),
-            commands::workflows::get_workflow(jobs, scope, parent),
-            commands::workflows::cancel_workflow(jobs, scope, parent),
-            commands::workflows::retry_workflow(jobs, scope, parent),
-            commands::workflows::job_dependencies(jobs, scope, id),
-            commands::health::plugin_health(jobs, reads),
-            commands::signals::signal_job(jobs, scope, id, name, payload),
-            commands::signals::get_job_logs(jobs, scope, id, after),
+            "enqueue" => commands::durable::enqueue(jobs, scope, reads, kind, payload, options),
+            "get_job" => commands::durable::get_job(jobs, scope, id),
+            "list_jobs" => commands::durable::list_jobs(jobs, scope, filter),
+            "job_counts" => commands::durable::job_counts(jobs, scope),
+            "job_history" => commands::history::job_history(jobs, scope, kind, span),
+            "cancel" => commands::durable::cancel(jobs, scope, job),
+            #[cfg(feature = "local")] "spawn_local" => commands::local::spawn_local(jobs, scope, caller, kind, args),
+            #[cfg(feature = "local")] "spawn_awaitable" => commands::local::spawn_awaitable(jobs, scope, caller, kind, args),
+            #[cfg(feature = "local")] "run_local" => commands::local::run_local(jobs, scope, caller, kind, args, onEvent),
+            #[cfg(feature = "local")] "get_local_job" => commands::local::get_local_job(jobs, scope, id),
+            #[cfg(feature = "local")] "list_local_jobs" => commands::local::list_local_jobs(jobs, scope),
+            #[cfg(feature = "sync")] "sync_now" => commands::sync::sync_now(jobs, scope, target),
+            #[cfg(feature = "sync")] "sync_if_due" => commands::sync::sync_if_due(jobs, scope, target, trigger),
+            #[cfg(feature = "sync")] "sync_status" => commands::sync::sync_status(jobs, scope),
+            #[cfg(feature = "sync")] "sync_history" => commands::history::sync_history(jobs, scope, target, span),
+            #[cfg(feature = "sync")] "network_hint" => commands::sync::network_hint(jobs, scope, online),
+            #[cfg(feature = "schedules")] "list_schedules" => commands::schedules::list_schedules(jobs, scope),
+            #[cfg(feature = "sync")] "disconnect_account" => commands::sync::disconnect_account(jobs, scope, connector, account),
+            "prune_jobs" => commands::durable::prune_jobs(jobs, scope, olderThanMs),
+            "retry_job" => commands::admin::retry_job(jobs, scope, id),
+            "delete_job" => commands::admin::delete_job(jobs, scope, id),
+            "pause_kind" => commands::admin::pause_kind(jobs, scope, kind),
+            "resume_kind" => commands::admin::resume_kind(jobs, scope, kind),
+            "paused_kinds" => commands::admin::paused_kinds(jobs, scope),
+            #[cfg(feature = "schedules")] "run_schedule_now" => commands::schedules::run_schedule_now(jobs, scope, name),
+            #[cfg(feature = "schedules")] "pause_schedule" => commands::schedules::pause_schedule(jobs, scope, name),
+            #[cfg(feature = "schedules")] "resume_schedule" => commands::schedules::resume_schedule(jobs, scope, name),
+            "agent_enqueue" => commands::agents::agent_enqueue(jobs, scope, reads, kind, payload, options),
+            "agent_claim" => commands::agents::agent_claim(jobs, scope, request),
+            "agent_heartbeat" => commands::agents::agent_heartbeat(jobs, scope, lease, progress),
+            "agent_complete" => commands::agents::agent_complete(jobs, scope, lease, result),
+            "agent_fail" => commands::agents::agent_fail(jobs, scope, lease, error, permanent),
+            "agent_defer" => commands::agents::agent_defer(jobs, scope, lease, deferral),
+            "subscribe" => commands::events::subscribe(jobs, reads, onEvent),
+            "unsubscribe" => commands::events::unsubscribe(jobs, caller, id),
+            "enqueue_workflow" => commands::workflows::enqueue_workflow(jobs, scope, reads, workflow),
+            "get_workflow" => commands::workflows::get_workflow(jobs, scope, parent),
+            "cancel_workflow" => commands::workflows::cancel_workflow(jobs, scope, parent),
+            "retry_workflow" => commands::workflows::retry_workflow(jobs, scope, parent),
+            "job_dependencies" => commands::workflows::job_dependencies(jobs, scope, id),
+            "plugin_health" => commands::health::plugin_health(jobs, reads),
+            "signal_job" => commands::signals::signal_job(jobs, scope, id, name, payload),
+            "get_job_logs" => commands::signals::get_job_logs(jobs, scope, id, after),
         }
     };
 }
@@ -117,15 +117,15 @@ macro_rules! every_command {
 /// other, so no `#[cfg]` is left out).
 #[cfg(feature = "specta")]
 macro_rules! specta_commands {
-    ($($(#[$cfg:meta])* commands::$module:ident::$name:ident($($key:ident),*),)*) => {
+    ($($(#[$cfg:meta])* $command:literal => commands::$module:ident::$name:ident($($key:ident),*),)*) => {
         tauri_specta::collect_commands![$(commands::$module::$name),*]
     };
 }
 
 #[cfg(feature = "specta")]
 macro_rules! command_keys {
-    ($($(#[$cfg:meta])* commands::$module:ident::$name:ident($($key:ident),*),)*) => {
-        [$((stringify!($name), &[$(stringify!($key)),*] as &[&str])),*]
+    ($($(#[$cfg:meta])* $command:literal => commands::$module:ident::$name:ident($($key:ident),*),)*) => {
+        [$(($command, &[$(stringify!($key)),*] as &[&str])),*]
     };
 }
 

@@ -155,6 +155,25 @@ fn every_command_reaches_the_handler_and_a_missing_argument_is_named() {
     }
 }
 
+mod unused {
+    include!("../../src/plugin/unused_commands.rs");
+}
+
+#[test]
+fn remove_unused_commands_leaves_out_what_no_capability_allows() {
+    // What Tauri's plugin build writes with `removeUnusedCommands`: the app's
+    // capabilities allow `enqueue` and `get_job` of this plugin.
+    let allowed = r#"{"commands":["plugin:jobs|enqueue","plugin:jobs|get_job","plugin:other|cancel","core:event|listen"],"has_app_acl":false}"#;
+    let left_out = unused::unused_commands(allowed, ALL);
+    assert_eq!(left_out.len(), ALL.len() - 2);
+    assert!(!left_out.contains(&"enqueue") && !left_out.contains(&"get_job"));
+    assert!(
+        left_out.contains(&"cancel"),
+        "another plugin's cancel is not ours"
+    );
+    assert!(left_out.contains(&"job_counts"));
+}
+
 fn export_bindings() -> String {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bindings.ts");
