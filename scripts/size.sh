@@ -30,7 +30,18 @@ for variant in "${variants[@]}"; do
   cp target/release/size-app "target/size/$variant"
   strip -o "target/size/$variant.stripped" "target/size/$variant"
 done
+# The same app with no plugin, with the plugin, and with none of its features, under
+# the profile Tauri's guide to app size gives (Cargo.toml's `small`: lto,
+# codegen-units = 1, opt-level "s", panic = "abort", strip).
+small=(base jobs jobs-core)
+for variant in "${small[@]}"; do
+  features=()
+  [ -n "$(features_of "$variant")" ] && features=(--features "$(features_of "$variant")")
+  cargo build --locked --profile small --quiet "${features[@]}"
+  cp target/small/size-app "target/size/$variant.small"
+done
 size_of() { stat -c %s "target/size/$1.stripped"; }
+small_of() { stat -c %s "target/size/$1.small"; }
 base=$(size_of base)
 mib() { awk -v b="$1" 'BEGIN { printf "%.2f MiB", b / 1048576 }'; }
 added() { echo $(($(size_of "$1") - $(size_of "${2:-base}"))); }
@@ -94,6 +105,12 @@ PY
   printf 'ROW\tsize: what tauri-plugin-jobs adds, durable jobs and the runner only (default-features = false)\t%s\t<= 2.50 MiB\t%s\n' \
     "$(mib "$added_core")" "$(within "$added_core" 2.5)"
   printf 'ROW\tsize: of that, SQLite'"'"'s C library (symbols, before strip)\t%s\n' "$(mib "$sqlite_c")"
+  printf 'ROW\tsize: the app under Tauri'"'"'s size profile (lto, codegen-units = 1, opt-level s, panic abort, strip), no plugin\t%s\n' \
+    "$(mib "$(small_of base)")"
+  printf 'ROW\tsize: what tauri-plugin-jobs adds under that profile\t%s\n' \
+    "$(mib $(($(small_of jobs) - $(small_of base))))"
+  printf 'ROW\tsize: what tauri-plugin-jobs adds under that profile, default-features = false\t%s\n' \
+    "$(mib $(($(small_of jobs-core) - $(small_of base))))"
   for feature in "${optional[@]}"; do
     printf 'ROW\tsize: what the `%s` feature adds to durable jobs and the runner\t%s\n' \
       "$feature" "$(mib "$(added "jobs-core-$feature" jobs-core)")"

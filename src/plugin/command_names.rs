@@ -1,6 +1,8 @@
 // Every IPC command the plugin registers, by name: read by `build.rs` (for the
 // permission files) and by `plugin::COMMANDS`, through `include!`, so the list exists
-// once. `tests/plugin.rs` fails when it and the commands in the bindings differ.
+// once. `tests/plugin/permissions.rs` fails when it, the commands in the bindings and
+// the invoke handler's list (`every_command!` in src/plugin/mod.rs, with each
+// command's argument keys) differ.
 [
     "enqueue",
     "get_job",
