@@ -169,6 +169,20 @@ fn every_block_is_compiled_type_checked_or_read() {
                             read("ci/features/.cargo/config.toml").contains(line),
                             "{at} is not what ci/features builds with:\n{line}"
                         );
+                    } else if let Some(settings) = line.strip_prefix("[profile.release]") {
+                        // The release profile the sizes were measured under:
+                        // bench-compare/size's `small` profile, setting for setting.
+                        let measured = read("bench-compare/size/Cargo.toml");
+                        let small = measured
+                            .split("[profile.small]")
+                            .nth(1)
+                            .unwrap_or_else(|| panic!("{at}: no small profile to compare"));
+                        for setting in lines(settings) {
+                            assert!(
+                                small.lines().any(|l| l.trim() == setting),
+                                "{at}: {setting} is not what scripts/size.sh measured"
+                            );
+                        }
                     } else if !line.starts_with("tauri-plugin-jobs =") {
                         tauri_plugin_jobs::config::Config::parse(&block.body, "config.toml")
                             .unwrap_or_else(|error| panic!("{at}: {error}"));
