@@ -1,5 +1,5 @@
 //! The guide's crate-level snippets (`docs/`), word for word inside functions
-//! (`tests/readme.rs` checks every block of the README and the guide is in a compiled
+//! (`tests/in_process/readme.rs` checks every block of the README and the guide is in a compiled
 //! file), so they compile and run: `cargo run --example guide`. The quick start for
 //! apps is in `ci/quickstart`, which CI builds from the packaged crate.
 

@@ -41,7 +41,7 @@
 //! ## The map
 //!
 //! Data flows one way. Layers, bottom first: each module imports only from the lines
-//! above its own, and modules on one line do not import each other (`tests/layers.rs`
+//! above its own, and modules on one line do not import each other (`tests/in_process/layers.rs`
 //! reads this block and keeps it true):
 //!
 //! ```text

@@ -1,5 +1,5 @@
 // The guide's webview snippets (docs/), word for word inside functions, so that
-// `npm run typecheck` checks them (tests/readme.rs checks every ts block of the guide
+// `npm run typecheck` checks them (tests/in_process/readme.rs checks every ts block of the guide
 // is here or in the quick start's page). Not part of the demo's page.
 import {
   enqueue,

@@ -2,7 +2,7 @@
 //! that notices a cancel, caps that bind every claimer, time limits, and the small
 //! promises (dedupe keys freed, priorities, `started_at`, cron signs, stream sizes).
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! another program wrote, pathological text, and secrets in every form the README
 //! lists, through every path that stores or publishes an error.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -7,8 +7,8 @@ use serde_json::json;
 use tauri_plugin_jobs::queue::{CancelOutcome, ClaimRequest, EnqueueOptions, JobStatus};
 use tauri_plugin_jobs::runner::{Handler, JobContext, Runner};
 
+use super::{settings, Gate, SEC};
 use crate::common::Harness;
-use crate::{settings, Gate, SEC};
 
 #[tokio::test]
 async fn a_lost_lease_cancels_the_handler_and_writes_nothing() {

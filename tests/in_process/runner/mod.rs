@@ -1,8 +1,7 @@
 //! The runner on a fake clock: tests call `drain`, `dispatch`, `maintain` and
 //! `finish_pending` instead of sleeping.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 mod ends;
 mod interrupts;
 mod keys;

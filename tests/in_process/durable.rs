@@ -2,7 +2,7 @@
 //! for a job's end, and the admin actions (retry now, delete, pause a kind, run a
 //! schedule now).
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

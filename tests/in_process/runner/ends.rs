@@ -10,8 +10,8 @@ use tauri_plugin_jobs::queue::{EnqueueOptions, JobStatus};
 use tauri_plugin_jobs::runner::{Handler, JobContext, JobError, Runner};
 use tokio::sync::Notify;
 
+use super::{add_handler, settings, SEC};
 use crate::common::Harness;
-use crate::{add_handler, settings, SEC};
 
 /// The runner ends its own successes with one fenced update when nothing hangs on
 /// them, and with the update and its followers' work when a job waited for them at the

@@ -6,7 +6,7 @@
 //! Time limits count awake time, backoff waits count wall time, schedules collapse
 //! the runs they missed into one, and sync targets due together start spread out.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};

@@ -4,7 +4,7 @@
 //!   start's additions in `ci/quickstart` (a create-tauri-app project that
 //!   `scripts/quickstart.sh` builds from the packaged crate and runs), the guide's
 //!   snippets in `examples/guide.rs` (built by `cargo test`, run by `cargo run
-//!   --example guide`), the test kit's examples in `tests/testing_kit.rs`;
+//!   --example guide`), the test kit's examples in `tests/in_process/testing_kit.rs`;
 //! - every ```ts block is in the quick start's page or in
 //!   `examples/tauri-app/src-ui/guide.ts` (both type-checked by `npm run typecheck`),
 //!   every ```html block in the quick start's page, every ```json block parses, every
@@ -126,7 +126,7 @@ fn every_block_is_compiled_type_checked_or_read() {
     let rust: Vec<String> = [
         "ci/quickstart/src-tauri/src/lib.rs",
         "examples/guide.rs",
-        "tests/testing_kit.rs",
+        "tests/in_process/testing_kit.rs",
     ]
     .iter()
     .map(|path| read(path))

@@ -1,7 +1,7 @@
 //! Schedules declared at start: the app's code gives them, `config.toml` changes them
 //! or adds its own, and one the file no longer declares is removed at the next start.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

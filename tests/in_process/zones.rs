@@ -4,7 +4,7 @@
 //! repeated hour runs once; intervals stay in absolute time; a schedule on the
 //! machine's zone follows it when it changes.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! the counts compared with a full scan of the file; and pages under every filter
 //! match what filtering every job by hand gives.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

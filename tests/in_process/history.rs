@@ -3,7 +3,7 @@
 //! nothing), the percentiles read from it, folding minutes into hours and forgetting
 //! hours, the runner's hourly compaction, and refused ranges.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //! expiries in a row (three by default, set per kind) ends it as failed, saying the
 //! worker died. On the fake clock; nothing here sleeps.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! The runner's retention sweep, on a fake clock: not at the start (the app's start
 //! goes first), a minute later, then hourly.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -1,7 +1,6 @@
 //! The durable queue's behaviour, on a fake clock. Nothing here sleeps.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -1,6 +1,6 @@
 //! Schedules on a fake clock: tests advance the clock and call `tick`.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -1,4 +1,4 @@
-//! The README's "Testing your app's jobs", word for word (tests/readme.rs checks it):
+//! The README's "Testing your app's jobs", word for word (tests/in_process/readme.rs checks it):
 //! the test kit as an app's own tests use it, from outside the crate.
 
 use std::sync::atomic::{AtomicU32, Ordering};
