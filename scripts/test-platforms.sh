@@ -1,9 +1,6 @@
 #!/usr/bin/env bash
 # The crate on the systems Tauri apps ship to first, from this Debian machine:
 #
-# - Windows: the crate's whole test suite built for x86_64-pc-windows-gnu (mingw-w64)
-#   and run under Wine, after clippy for that target. Not WebView2: the example app's
-#   end-to-end run needs a real Windows.
 # - macOS: clippy (every target: the crate, its tests and benches, and the crate
 #   without its default features) for aarch64-apple-darwin, the crate for x86_64-apple-darwin,
 #   SQLite's C compiled by zig (PyPI's `ziglang`, scripts/macos/zig-cc.sh). Compiled, not run: no
@@ -12,6 +9,9 @@
 #   (aarch64-linux-android, aarch64-apple-ios), with its default features and without
 #   them, the C compiled by the same zig. Compiled, not run: no NDK, Android SDK or
 #   Xcode here (docs/mobile.md).
+# - Windows, last: the crate's whole test suite built for x86_64-pc-windows-gnu
+#   (mingw-w64), linted by clippy as it builds, and run under Wine. Not WebView2: the
+#   example app's end-to-end run needs a real Windows.
 #
 # Installs what it needs (Debian's mingw-w64 and Wine, the rustup targets, ziglang).
 # Called by scripts/test.sh; runs alone too.
@@ -36,36 +36,6 @@ rustup target add "${targets[@]}" >/dev/null 2>&1 || rustup target add "${target
 if ! python3 -m ziglang version >/dev/null 2>&1; then
   python3 -m pip install --quiet --disable-pip-version-check ziglang
 fi
-
-# ===== Windows =====
-
-win=x86_64-pc-windows-gnu
-export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc
-export CC_x86_64_pc_windows_gnu=x86_64-w64-mingw32-gcc
-export AR_x86_64_pc_windows_gnu=x86_64-w64-mingw32-ar
-export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine
-# A prefix of our own, quiet; debug info off for the Windows build only (it halves
-# the link time of ~50 test binaries, and a backtrace under Wine names no lines
-# anyway).
-export WINEPREFIX="$PWD/target/wine"
-export WINEDEBUG=-all
-export CARGO_PROFILE_DEV_DEBUG=0
-if [ ! -f "$WINEPREFIX/system.reg" ]; then
-  wineboot -i >/dev/null 2>&1 || true
-fi
-# Wine 8 lacks bcryptprimitives.dll, which Rust's std imports: a stand-in built here.
-x86_64-w64-mingw32-gcc -shared -O2 -o target/bcryptprimitives.dll \
-  scripts/windows/processprng.c -ladvapi32
-cp target/bcryptprimitives.dll "$WINEPREFIX/drive_c/windows/system32/"
-
-cargo clippy --locked --target "$win" -p tauri-plugin-jobs --all-targets --features metrics -- -D warnings
-# The Tauri layer is tested through the mock runtime, as on Linux. Tests that need a
-# facility Windows lacks say so and why in their output ("skipped: ..."). The unit and
-# integration tests, not the doc tests (Linux runs those: the same examples, and under
-# Wine each is a binary of its own, two minutes in all); the soak for 5 s (its full
-# minute runs on Linux).
-SOAK_SECS=5 cargo test --locked --target "$win" -p tauri-plugin-jobs --features metrics --lib --tests
-unset CARGO_PROFILE_DEV_DEBUG
 
 # ===== macOS (compiled, not run) =====
 
@@ -101,4 +71,45 @@ for features in "" --no-default-features; do
   ZIG_TARGET=aarch64-macos SDKROOT="$PWD/target/no-ios-sdk" cargo clippy --locked \
     --target aarch64-apple-ios --lib $features -- -D warnings
 done
+
+# ===== Windows =====
+
+# Last: the Wine run has its wall-clock bounds, and scripts/test.sh runs Linux's soak
+# in the background beside the compiling above.
+
+win=x86_64-pc-windows-gnu
+export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc
+export CC_x86_64_pc_windows_gnu=x86_64-w64-mingw32-gcc
+export AR_x86_64_pc_windows_gnu=x86_64-w64-mingw32-ar
+export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine
+# A prefix of our own, quiet; debug info off for the Windows build only (it halves
+# the link time of the ~20 test binaries, and a backtrace under Wine names no lines
+# anyway).
+export WINEPREFIX="$PWD/target/wine"
+export WINEDEBUG=-all
+export CARGO_PROFILE_DEV_DEBUG=0
+if [ ! -f "$WINEPREFIX/system.reg" ]; then
+  wineboot -i >/dev/null 2>&1 || true
+fi
+# Wine 8 lacks bcryptprimitives.dll, which Rust's std imports: a stand-in built here.
+x86_64-w64-mingw32-gcc -shared -O2 -o target/bcryptprimitives.dll \
+  scripts/windows/processprng.c -ladvapi32
+cp target/bcryptprimitives.dll "$WINEPREFIX/drive_c/windows/system32/"
+
+# Clippy for this target lints the crate while the test build compiles it: clippy-driver
+# as the workspace's compiler, as `cargo clippy` runs it, but building (every target,
+# -D warnings), so the dependencies are compiled once rather than checked and then
+# compiled (about a minute on a fresh machine).
+RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver"
+export RUSTC_WORKSPACE_WRAPPER
+export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
+cargo test --locked --target "$win" -p tauri-plugin-jobs --all-targets --features metrics --no-run
+# The Tauri layer is tested through the mock runtime, as on Linux. Tests that need a
+# facility Windows lacks say so and why in their output ("skipped: ..."). The unit and
+# integration tests, not the doc tests (Linux runs those: the same examples, and under
+# Wine each is a binary of its own, two minutes in all); the soak for 5 s (its full
+# minute runs on Linux).
+SOAK_SECS=5 cargo test --locked --target "$win" -p tauri-plugin-jobs --features metrics --lib --tests
+unset CARGO_PROFILE_DEV_DEBUG RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
+
 echo "platforms: Windows built and tested under Wine; macOS, Android and iOS compiled (not run)"

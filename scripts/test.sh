@@ -77,12 +77,27 @@ done
 # The docs as docs.rs builds them (its features): broken intra-doc links and missing
 # docs fail.
 RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --features testing,metrics
-cargo test --workspace --exclude jobs-features --locked --features tauri-plugin-jobs/metrics
+# Every test but the soak (tests/soak.rs, a minute of real time on about one core),
+# which runs beside the next step's compiling: a minute less of the run.
+cargo test --workspace --exclude jobs-features --locked --features tauri-plugin-jobs/metrics \
+  -- --exact --skip soak
+soak=$(cargo test --locked --features metrics --test soak --no-run 2>&1 |
+  sed -n 's/.*Executable tests\/soak\.rs (\(.*\))$/\1/p')
+[ -x "$soak" ] || { echo "test: the soak's binary was not found" >&2; exit 1; }
+"$soak" >target/soak.log 2>&1 &
+soak_pid=$!
 disk "after the tests"
 
-# Windows and macOS from here: the crate's suite built for Windows and run under Wine
-# (clippy first), clippy for both Apple targets (SQLite compiled by zig).
+# macOS, Android, iOS and Windows from here: clippy for the Apple and phone targets
+# (SQLite compiled by zig), then the crate's suite built for Windows (clippy linting
+# it) and run under Wine; the soak finishes long before the Wine run starts.
 bash scripts/test-platforms.sh
+if ! wait "$soak_pid"; then
+  cat target/soak.log
+  echo "test: the soak failed" >&2
+  exit 1
+fi
+grep "^test result" target/soak.log
 if [ "${CI:-}" = true ]; then
   # A fresh CI machine keeps no cache: give the disk back for the steps after.
   rm -rf target/x86_64-pc-windows-gnu target/wine
