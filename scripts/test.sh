@@ -81,7 +81,8 @@ RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps --features testing,metri
 # which runs beside the next step's compiling: a minute less of the run.
 cargo test --workspace --exclude jobs-features --locked --features tauri-plugin-jobs/metrics \
   -- --exact --skip soak
-soak=$(cargo test --locked --features metrics --test soak --no-run 2>&1 |
+soak=$(cargo test --workspace --exclude jobs-features --locked --features tauri-plugin-jobs/metrics \
+  --test soak --no-run 2>&1 |
   sed -n 's/.*Executable tests\/soak\.rs (\(.*\))$/\1/p')
 [ -x "$soak" ] || { echo "test: the soak's binary was not found" >&2; exit 1; }
 "$soak" >target/soak.log 2>&1 &
