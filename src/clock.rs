@@ -45,8 +45,16 @@ pub trait Clock: Send + Sync + fmt::Debug + 'static {
     }
 
     /// The time zone of the machine's wall clock now: the system's by default.
+    ///
+    /// Reading the system's zone takes time-zone code the `schedules` feature brings
+    /// (on by default); a build without it carries none, and the default is UTC there:
+    /// the plugin then refuses `"local"` in a schedule or a durable sleep, naming the
+    /// feature, rather than read it as UTC.
     fn local_zone(&self) -> TimeZone {
-        TimeZone::system()
+        #[cfg(feature = "schedules")]
+        return TimeZone::system();
+        #[cfg(not(feature = "schedules"))]
+        TimeZone::UTC
     }
 }
 

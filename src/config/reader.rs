@@ -218,9 +218,13 @@ impl Reader {
                 }
                 "zone" => {
                     let zone = self.string(&key_name, value)?;
+                    // Without the `schedules` feature the section is refused whole,
+                    // naming the feature, before any zone is used (and the build has
+                    // no time-zone rules to check a name against).
                     let known = zone == "local"
                         || zone.eq_ignore_ascii_case("utc")
-                        || jiff::tz::TimeZone::get(zone).is_ok();
+                        || cfg!(not(feature = "schedules"))
+                        || known_zone(zone);
                     if !known {
                         return Err(self.error(
                             &key_name,
@@ -475,4 +479,15 @@ fn toml_to_json(value: &Value) -> serde_json::Value {
             .collect::<serde_json::Map<_, _>>()
             .into(),
     }
+}
+
+/// Whether jiff knows the zone `name` (the `schedules` feature's time-zone rules).
+#[cfg(feature = "schedules")]
+fn known_zone(name: &str) -> bool {
+    jiff::tz::TimeZone::get(name).is_ok()
+}
+
+#[cfg(not(feature = "schedules"))]
+fn known_zone(_name: &str) -> bool {
+    true
 }

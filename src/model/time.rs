@@ -91,6 +91,23 @@ impl fmt::Display for Timestamp {
     }
 }
 
+/// `at` as an RFC 3339 time to the second, UTC (`2026-12-06T14:05:00Z`), or `None`
+/// outside the years 0000 to 9999. Where a time is written into a message for people
+/// (health, logs); the plugin needs no time-zone code for it.
+pub(crate) fn rfc3339_seconds(at: Timestamp) -> Option<String> {
+    let seconds = at.0.div_euclid(1000);
+    let (days, of_day) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
+    let (year, month, day) = civil_from_days(days);
+    (0..=9999).contains(&year).then(|| {
+        format!(
+            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+            of_day / 3600,
+            of_day / 60 % 60,
+            of_day % 60
+        )
+    })
+}
+
 /// Days in a month of the Gregorian calendar.
 pub(crate) fn days_in_month(year: i64, month: u32) -> u32 {
     match month {
@@ -129,4 +146,30 @@ pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
 /// Whole milliseconds of a duration, saturating at `i64::MAX`.
 pub(crate) fn duration_millis(duration: Duration) -> i64 {
     i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_seconds_counts_days_and_keeps_to_four_digit_years() {
+        let at = Timestamp::from_utc(2026, 12, 6, 14, 5, 0).unwrap();
+        assert_eq!(rfc3339_seconds(at).as_deref(), Some("2026-12-06T14:05:00Z"));
+        let leap = Timestamp::from_utc(2024, 2, 29, 23, 59, 59).unwrap();
+        assert_eq!(
+            rfc3339_seconds(leap.saturating_add(Duration::from_millis(999))).as_deref(),
+            Some("2024-02-29T23:59:59Z"),
+            "milliseconds are cut, not rounded"
+        );
+        assert_eq!(
+            rfc3339_seconds(Timestamp::from_millis(-1)).as_deref(),
+            Some("1969-12-31T23:59:59Z")
+        );
+        assert_eq!(rfc3339_seconds(Timestamp::from_millis(i64::MAX)), None);
+        assert_eq!(
+            rfc3339_seconds(Timestamp::from_utc(-1, 1, 1, 0, 0, 0).unwrap()),
+            None
+        );
+    }
 }

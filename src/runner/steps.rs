@@ -306,7 +306,9 @@ impl JobContext {
     /// matches on the wall clock of `zone` ("local" for the machine's, an IANA name,
     /// or "UTC"): "tomorrow at 9" is `sleep_until_next("morning", "0 9 * * *",
     /// "local")`, by the scheduler's rules (daylight saving included). Fixed when it
-    /// first begins, as [`sleep`](JobContext::sleep).
+    /// first begins, as [`sleep`](JobContext::sleep). Time zones come with the
+    /// `schedules` feature (on by default): without it only `"UTC"` is taken, and
+    /// another zone is an error naming the feature.
     pub async fn sleep_until_next(
         &self,
         name: impl Into<String>,

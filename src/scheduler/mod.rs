@@ -97,7 +97,7 @@ impl Scheduler {
         match zone {
             None => Ok((TimeZone::UTC, None)),
             Some("local") => {
-                let local = self.inner.db.clock().local_zone();
+                let local = local_zone(&**self.inner.db.clock())?;
                 let seen = zone_identity(&local);
                 Ok((local, Some(seen)))
             }
@@ -312,15 +312,30 @@ impl Scheduler {
 /// `"local"` (the machine's zone now, from `clock`), `"UTC"`, or an IANA name.
 pub(crate) fn zone_named(name: &str, clock: &dyn crate::clock::Clock) -> Result<TimeZone> {
     if name == "local" {
-        return Ok(clock.local_zone());
+        return local_zone(clock);
     }
     named_zone(name)
+}
+
+/// The machine's zone now, as `clock` tells it; in a build without the `schedules`
+/// feature (no time-zone code), an error naming the feature.
+pub(crate) fn local_zone(clock: &dyn crate::clock::Clock) -> Result<TimeZone> {
+    #[cfg(feature = "schedules")]
+    return Ok(clock.local_zone());
+    #[cfg(not(feature = "schedules"))]
+    {
+        let _ = clock;
+        Err(without_zones("local"))
+    }
 }
 
 pub(crate) fn named_zone(name: &str) -> Result<TimeZone> {
     if name.eq_ignore_ascii_case("utc") {
         return Ok(TimeZone::UTC);
     }
+    #[cfg(not(feature = "schedules"))]
+    return Err(without_zones(name));
+    #[cfg(feature = "schedules")]
     TimeZone::get(name).map_err(|_| {
         Error::invalid_argument(
             "zone",
@@ -329,6 +344,18 @@ pub(crate) fn named_zone(name: &str) -> Result<TimeZone> {
             ),
         )
     })
+}
+
+/// A zone other than UTC asked of a build that reads no time-zone rules.
+#[cfg(not(feature = "schedules"))]
+fn without_zones(name: &str) -> Error {
+    Error::invalid_argument(
+        "zone",
+        format!(
+            "time zone {name:?}: the app is built without the `schedules` feature of \
+             tauri-plugin-jobs, which brings time zones (only \"UTC\" works without it)"
+        ),
+    )
 }
 
 /// What tells one zone from another: its IANA name, else its rules as written.

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::spec::scheduled_job;
 use super::{not_found, zone_identity, Every, Scheduler, Ticked, MAX_SLEEP};
-use crate::clock::Timestamp;
+use crate::clock::{TimeZone, Timestamp};
 use crate::error::{Error, Result};
 use crate::model::{sanitize_error, Patterns};
 use crate::queue::{self};
@@ -68,19 +68,23 @@ impl Scheduler {
     /// transaction has committed, so a page showing it follows without polling.
     pub fn tick(&self, now: Timestamp) -> Result<Vec<Ticked>> {
         let db = &self.inner.db;
-        let local = db.clock().local_zone();
-        let local_seen = zone_identity(&local);
+        // A build without the `schedules` feature reads no zones: a schedule in a zone
+        // (written by a build with it) runs on UTC's wall clock there.
+        let local = super::local_zone(&**db.clock()).ok();
+        let local_seen = local.as_ref().map(zone_identity);
         let mut moved: Vec<(String, String)> = Vec::new();
         let ticked = db.write(now, |tx, changes| {
             moved.clear();
             // The machine's zone changed (travel, a setting): local-time schedules
             // move to their next slot on the new wall clock, before anything runs.
-            for (name, expression, seen, kind) in schedules::local(tx)? {
-                if seen.as_deref() != Some(local_seen.as_str()) {
-                    let every = Every::from_columns(None, Some(&expression))?;
-                    let next_run = every.first_after(now, &local);
-                    schedules::rezone(tx, &name, next_run, &local_seen, now)?;
-                    moved.push((name, kind));
+            if let (Some(local), Some(local_seen)) = (&local, &local_seen) {
+                for (name, expression, seen, kind) in schedules::local(tx)? {
+                    if seen.as_deref() != Some(local_seen.as_str()) {
+                        let every = Every::from_columns(None, Some(&expression))?;
+                        let next_run = every.first_after(now, local);
+                        schedules::rezone(tx, &name, next_run, local_seen, now)?;
+                        moved.push((name, kind));
+                    }
                 }
             }
             let mut ticked = Vec::new();
@@ -88,7 +92,9 @@ impl Scheduler {
                 moved.push((row.name.clone(), row.kind.clone()));
                 let every = Every::from_columns(row.interval_ms, row.cron.as_deref())?;
                 let zone = match row.zone.as_deref() {
-                    Some("local") => local.clone(),
+                    Some("local") => local.clone().unwrap_or(TimeZone::UTC),
+                    #[cfg(not(feature = "schedules"))]
+                    Some(_) => TimeZone::UTC,
                     other => self.wall_clock(other).map(|(zone, _)| zone)?,
                 };
                 let next_run = every.next_after(row.next_run, now, &zone);

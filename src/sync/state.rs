@@ -96,8 +96,7 @@ pub const FAILURES_FOR_ERROR: u32 = 3;
 
 /// `at` as an RFC 3339 time to the second, UTC (`2026-12-06T14:05:00Z`).
 fn wall(at: Timestamp) -> String {
-    jiff::Timestamp::from_second(at.as_millis().div_euclid(1000))
-        .map_or_else(|_| format!("{} ms", at.as_millis()), |at| at.to_string())
+    crate::model::time::rfc3339_seconds(at).unwrap_or_else(|| format!("{} ms", at.as_millis()))
 }
 
 /// The health of a target: a pure function of its bookkeeping, its policy and `now`.

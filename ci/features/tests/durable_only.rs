@@ -125,3 +125,38 @@ fn a_sync_target_in_config_toml_is_refused_naming_the_feature() {
         "sync",
     );
 }
+
+#[test]
+fn a_durable_sleep_in_a_time_zone_is_refused_naming_the_feature() {
+    // Time zones come with `schedules`: this build carries no time-zone rules, so
+    // "local" and zone names are refused rather than read as UTC.
+    let builder = Builder::new().handler(Handler::new(
+        "wait",
+        |zone: String, ctx: JobContext| async move {
+            match ctx.sleep_until_next("morning", "0 9 * * *", &zone).await {
+                Ok(()) => Ok("slept".to_owned()),
+                Err(error) => Ok(error.to_string()),
+            }
+        },
+    ));
+    let permissions = json!([{ "identifier": "jobs:default", "allow": [{ "kind": "wait" }] }]);
+    let app = MockApp::new(builder, permissions);
+    let events = app.subscribe("main");
+    for zone in ["local", "Europe/Berlin"] {
+        let enqueued = app
+            .invoke("enqueue", json!({ "kind": "wait", "payload": zone }))
+            .unwrap();
+        let id = enqueued["id"].clone();
+        events
+            .next_matching(|e| {
+                e["event"]["type"] == "jobStateChanged"
+                    && e["event"]["to"] == "succeeded"
+                    && e["event"]["id"] == id
+            })
+            .expect("the job to end within the channel's wait");
+        let job = app.invoke("get_job", json!({ "id": id })).unwrap();
+        let said = job["result"].as_str().unwrap_or_default().to_owned();
+        assert!(said.contains("`schedules` feature"), "{zone}: {job}");
+        assert!(said.contains(zone), "{zone}: {said}");
+    }
+}

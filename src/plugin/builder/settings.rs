@@ -69,8 +69,10 @@ impl Builder {
         if let Some((config, at)) = kept {
             match self.open(database, Some(&config), bus, conditions) {
                 Ok(opened) => {
-                    let at = jiff::Timestamp::from_second(at.div_euclid(1000))
-                        .map_or_else(|_| "earlier".to_owned(), |at| format!("at {at}"));
+                    let at = crate::model::time::rfc3339_seconds(
+                        crate::clock::Timestamp::from_millis(at),
+                    )
+                    .map_or_else(|| "earlier".to_owned(), |at| format!("at {at}"));
                     tracing::error!(%error, path = %path.display(),
                         "config.toml refused whole: starting on the last file taken ({at})");
                     let health = Health::error(format!(
