@@ -107,10 +107,12 @@ PY
   printf 'ROW\tsize: of that, SQLite'"'"'s C library (symbols, before strip)\t%s\n' "$(mib "$sqlite_c")"
   printf 'ROW\tsize: the app under Tauri'"'"'s size profile (lto, codegen-units = 1, opt-level s, panic abort, strip), no plugin\t%s\n' \
     "$(mib "$(small_of base)")"
-  printf 'ROW\tsize: what tauri-plugin-jobs adds under that profile\t%s\n' \
-    "$(mib $(($(small_of jobs) - $(small_of base))))"
-  printf 'ROW\tsize: what tauri-plugin-jobs adds under that profile, default-features = false\t%s\n' \
-    "$(mib $(($(small_of jobs-core) - $(small_of base))))"
+  small_jobs=$(($(small_of jobs) - $(small_of base)))
+  small_core=$(($(small_of jobs-core) - $(small_of base)))
+  printf 'ROW\tsize: what tauri-plugin-jobs adds under that profile\t%s\t<= 4.00 MiB\t%s\n' \
+    "$(mib "$small_jobs")" "$(within "$small_jobs" 4)"
+  printf 'ROW\tsize: what tauri-plugin-jobs adds under that profile, default-features = false\t%s\t<= 2.50 MiB\t%s\n' \
+    "$(mib "$small_core")" "$(within "$small_core" 2.5)"
   for feature in "${optional[@]}"; do
     printf 'ROW\tsize: what the `%s` feature adds to durable jobs and the runner\t%s\n' \
       "$feature" "$(mib "$(added "jobs-core-$feature" jobs-core)")"
