@@ -160,3 +160,10 @@ fn a_durable_sleep_in_a_time_zone_is_refused_naming_the_feature() {
         assert!(said.contains(zone), "{zone}: {said}");
     }
 }
+
+#[test]
+fn the_system_clock_reads_no_time_zone_and_says_utc() {
+    // docs/install.md: without `schedules`, `Clock::local_zone` is UTC by default.
+    use tauri_plugin_jobs::clock::{Clock, SystemClock, TimeZone};
+    assert_eq!(SystemClock.local_zone(), TimeZone::UTC);
+}
